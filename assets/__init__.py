@@ -1,0 +1,1 @@
+"""Dagster assets, one module per domain; shared machinery in `assets.common`."""

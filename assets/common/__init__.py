@@ -1,0 +1,1 @@
+"""Asset machinery every domain shares: partitions, quality suites, reports, metadata."""

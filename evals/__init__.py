@@ -1,0 +1,1 @@
+"""Evaluation helpers for golden-agreement reports."""

@@ -1,0 +1,143 @@
+"""The golden-agreement report, shared by every domain (seed 004 is the model).
+
+A report is data first (`Report`, JSON-ready through `to_dict`); `evals.render` turns it
+into Markdown for the Dagster UI and a self-contained HTML page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from evals.stats import Ratio, cohens_kappa, confusion_matrix, label_order, per_label_precision_recall
+from rules.common.checks import CheckResult
+
+MET = "기준 충족"
+NOT_MET = "기준 미달"
+RECORD_ONLY = "기록만"
+PERSON = "사람이 확인"
+NO_DATA = "측정 불가"
+
+
+@dataclass
+class Metric:
+    name: str
+    definition: str
+    """What is counted: numerator / denominator."""
+    ratio: Ratio | None
+    criterion: str
+    status: str
+    rests_on: str
+    """What the figure rests on: rule, data, person."""
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "definition": self.definition,
+            "ratio": self.ratio.to_dict() if self.ratio else None,
+            "criterion": self.criterion,
+            "status": self.status,
+            "rests_on": self.rests_on,
+            "note": self.note,
+        }
+
+
+def threshold_metric(name: str, definition: str, ratio: Ratio, minimum: float, rests_on: str, note: str = "") -> Metric:
+    """A metric judged against a minimum share."""
+    if ratio.denominator == 0:
+        status = NO_DATA
+    else:
+        status = MET if ratio.numerator >= minimum * ratio.denominator else NOT_MET
+    criterion = "전부" if minimum >= 1 else f"{minimum:.0%} 이상"
+    return Metric(name, definition, ratio, criterion, status, rests_on, note)
+
+
+def record_metric(name: str, definition: str, ratio: Ratio, rests_on: str, note: str = "") -> Metric:
+    return Metric(name, definition, ratio, RECORD_ONLY, RECORD_ONLY, rests_on, note)
+
+
+def person_metric(name: str, definition: str, note: str = "") -> Metric:
+    return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note)
+
+
+@dataclass
+class WrongCase:
+    metric: str
+    id: str
+    gold: str
+    predicted: str
+    step: str
+    """The rule step where the two diverge."""
+    summary: str = ""
+
+
+@dataclass
+class Report:
+    domain: str
+    scope: str
+    title: str
+    metrics: list[Metric]
+    labels: list[str]
+    gold: list[str] = field(default_factory=list)
+    predicted: list[str] = field(default_factory=list)
+    wrong_cases: list[WrongCase] = field(default_factory=list)
+    checks: list[CheckResult] = field(default_factory=list)
+    verdict_counts: dict[str, int] = field(default_factory=dict)
+    quarantine: pd.DataFrame | None = None
+    reconciliation: dict = field(default_factory=dict)
+    golden_not_judged: list[dict] = field(default_factory=list)
+    honesty: list[str] = field(default_factory=list)
+    has_golden: bool = True
+
+    @property
+    def confusion(self) -> pd.DataFrame:
+        return confusion_matrix(self.gold, self.predicted, self.labels)
+
+    @property
+    def kappa(self) -> float | None:
+        return cohens_kappa(self.gold, self.predicted, self.labels) if self.gold else None
+
+    @property
+    def per_label(self) -> dict[str, dict[str, Ratio]]:
+        return per_label_precision_recall(self.gold, self.predicted, self.labels)
+
+    @property
+    def checks_passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        confusion = self.confusion
+        return {
+            "domain": self.domain,
+            "scope": self.scope,
+            "title": self.title,
+            "has_golden": self.has_golden,
+            "metrics": [m.to_dict() for m in self.metrics],
+            "verdict_counts": self.verdict_counts,
+            "confusion": {
+                "labels": label_order(self.gold, self.predicted, self.labels),
+                "rows_gold_columns_predicted": confusion.to_numpy().tolist(),
+            },
+            "kappa": self.kappa,
+            "per_label": {
+                k: {"precision": v["precision"].to_dict(), "recall": v["recall"].to_dict()} for k, v in self.per_label.items()
+            },
+            "wrong_cases": [vars(w) for w in self.wrong_cases],
+            "checks": [c.to_dict() for c in self.checks],
+            "quarantine": [] if self.quarantine is None else _records(self.quarantine),
+            "reconciliation": self.reconciliation,
+            "golden_not_judged": self.golden_not_judged,
+            "honesty": self.honesty,
+        }
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    cols = [c for c in ("dataset", "file", "line", "id", "reason_code", "reason") if c in frame.columns]
+    out = frame[cols].astype(object).where(frame[cols].notna(), None).to_dict("records")
+    for r in out:
+        if r.get("line") is not None:
+            r["line"] = int(r["line"])
+    return out

@@ -1,0 +1,1 @@
+"""Dagster wiring: definitions, resources, partitions, jobs, schedules and the CLI."""

@@ -1,0 +1,189 @@
+"""`verdicts`: judge, validate and report from files, and run the nightly demo.
+
+    verdicts judge DOMAIN --input DIR --out VERDICTS.jsonl [--quarantine Q.jsonl] [--tags gold] [--day YYYY-MM-DD]
+    verdicts validate DOMAIN --input DIR --verdicts VERDICTS.jsonl [--day YYYY-MM-DD]
+    verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
+    verdicts demo [--dagster-home DIR]
+
+Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
+Dagster is imported only by `demo`, so the file commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+from orchestration import domains
+
+EXIT_OK, EXIT_CHECKS_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Input the command cannot work with; the message says which file and why."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"verdicts: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="verdicts", description="Rule verdicts and golden-agreement reports from conversation logs.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    j = sub.add_parser("judge", help="judge a folder of <dataset>.jsonl files")
+    j.add_argument("domain", choices=domains.ALL_DOMAINS)
+    j.add_argument("--input", required=True, type=Path, help="folder holding <dataset>.jsonl")
+    j.add_argument("--out", required=True, type=Path, help="verdicts, one output-schema row per line")
+    j.add_argument("--quarantine", type=Path, help="write quarantined rows here (JSON Lines)")
+    j.add_argument("--tags", default="gold", help="live_pick tag source (default: gold topic_tags)")
+    j.add_argument("--day", help="judge only this day (YYYY-MM-DD, Asia/Seoul)")
+    j.set_defaults(func=cmd_judge)
+
+    v = sub.add_parser("validate", help="run the automatic checks on a verdict file; exit 1 if any fails")
+    v.add_argument("domain", choices=domains.ALL_DOMAINS)
+    v.add_argument("--input", required=True, type=Path)
+    v.add_argument("--verdicts", required=True, type=Path)
+    v.add_argument("--day", help="the verdicts cover only this day")
+    v.add_argument("--json", action="store_true", help="print the results as JSON")
+    v.set_defaults(func=cmd_validate)
+
+    a = sub.add_parser("agree", help="golden-agreement report for a verdict file")
+    a.add_argument("domain", choices=domains.ALL_DOMAINS)
+    a.add_argument("--verdicts", required=True, type=Path)
+    a.add_argument("--golden", required=True, type=Path)
+    a.add_argument("--out", required=True, type=Path, help="REPORT.md, REPORT.html or REPORT.json")
+    a.add_argument("--input", type=Path, help="the judged input folder: adds the automatic checks and quarantine")
+    a.add_argument("--day", help="the verdicts cover only this day")
+    a.set_defaults(func=cmd_agree)
+
+    d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
+    d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
+    d.set_defaults(func=cmd_demo)
+    return p
+
+
+def _domain(name: str) -> domains.Domain:
+    try:
+        return domains.get(name)
+    except KeyError:
+        available = ", ".join(domains.FACTORIES)
+        raise UsageError(f"domain '{name}' is not available in this version (available: {available})") from None
+
+
+def _judge_input(domain: domains.Domain, run, *args, **kwargs):
+    from rules.common.jsonl import DatasetError
+
+    try:
+        return run(*args, **kwargs)
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def cmd_judge(args) -> int:
+    from rules.common.jsonl import write_jsonl
+
+    domain = _domain(args.domain)
+    if args.tags not in domain.tag_sources:
+        raise UsageError(f"--tags {args.tags}: not available for {args.domain} (choose from {', '.join(domain.tag_sources)})")
+    judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags)
+    write_jsonl(args.out, judged.rows)
+    if args.quarantine:
+        write_jsonl(args.quarantine, _quarantine_rows(judged.quarantine))
+    counts = Counter(r.get("verdict") or r.get("persona_code") for r in judged.rows)
+    print(f"judged {len(judged.rows)} rows → {args.out}", file=sys.stderr)
+    for verdict, n in counts.most_common():
+        print(f"  {n:6d}  {verdict}", file=sys.stderr)
+    for name, r in judged.reconciliation.items():
+        print(f"  {name}: {r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined", file=sys.stderr)
+    return EXIT_OK
+
+
+def _quarantine_rows(frame) -> list[dict]:
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    for r in rows:
+        r["line"] = int(r["line"])
+    return rows
+
+
+def _read_verdicts(path: Path) -> list:
+    from rules.common.jsonl import read_jsonl_objects
+
+    if not path.is_file():
+        raise UsageError(f"{path}: verdict file not found")
+    try:
+        return read_jsonl_objects(path)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text") from exc
+
+
+def cmd_validate(args) -> int:
+    from rules.common.checks import format_results
+
+    domain = _domain(args.domain)
+    rows = _read_verdicts(args.verdicts)
+    results, _ = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=2))
+    else:
+        print(format_results(results))
+    return EXIT_OK if all(r.passed for r in results) else EXIT_CHECKS_FAILED
+
+
+def cmd_agree(args) -> int:
+    from evals.render import render_html, render_markdown
+
+    domain = _domain(args.domain)
+    rows = _read_verdicts(args.verdicts)
+    if not args.golden.is_file():
+        raise UsageError(f"{args.golden}: golden file not found")
+    try:
+        golden = domain.load_golden(args.golden)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    checks, quarantine, reconciliation = [], None, {}
+    if args.input:
+        checks, judged = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
+        quarantine, reconciliation = judged.quarantine, judged.reconciliation
+    report = domain.report([r for r in rows if r], golden, checks, quarantine, reconciliation, scope=str(args.verdicts))
+    if not args.input:
+        report.honesty.append("입력 폴더 없이 만든 리포트라 자동 검증과 격리 행을 싣지 않았습니다 (--input 으로 더할 수 있습니다).")
+    suffix = args.out.suffix.lower()
+    if suffix == ".md":
+        text = render_markdown(report)
+    elif suffix in (".html", ".htm"):
+        text = render_html(report)
+    elif suffix == ".json":
+        text = json.dumps(report.to_dict(), ensure_ascii=False, indent=2)
+    else:
+        raise UsageError(f"{args.out}: choose a .md, .html or .json file name")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    agreement = next((m for m in report.metrics if m.name == "판정 일치"), None)
+    print(f"report → {args.out}", file=sys.stderr)
+    if agreement and agreement.ratio:
+        print(f"  verdict agreement: {agreement.ratio.format()} ({agreement.status})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    from orchestration.demo import run_demo
+
+    home = args.dagster_home or (Path(os.environ["DAGSTER_HOME"]) if os.environ.get("DAGSTER_HOME") else None)
+    return run_demo(home)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

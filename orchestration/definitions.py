@@ -1,0 +1,42 @@
+"""The code location: assembles every domain's assets, jobs, schedules and resources."""
+
+from __future__ import annotations
+
+import os
+
+from dagster import Definitions, EnvVar
+
+from assets import live_pick
+from assets.common.resources import ReportsResource
+from orchestration import environment
+from orchestration.jobs import nightly_job
+from orchestration.resources.raw_files import RawFilesResource
+from orchestration.resources.warehouse import WarehouseResource
+from orchestration.schedules import nightly_schedule
+
+
+def resources_for(env: str) -> dict:
+    """`local`: SQLite and the sample data under VERDICTS_HOME; `prod`: everything from the environment."""
+    if env == "prod":
+        return {
+            "warehouse": WarehouseResource(url=EnvVar("WAREHOUSE_URL")),
+            "raw_files": RawFilesResource(root=EnvVar("VERDICTS_RAW_DIR")),
+            "reports": ReportsResource(root=EnvVar("VERDICTS_REPORTS_DIR")),
+        }
+    return {
+        "warehouse": WarehouseResource(url=environment.warehouse_url()),
+        "raw_files": RawFilesResource(root=str(environment.raw_dir())),
+        "reports": ReportsResource(root=str(environment.reports_dir())),
+    }
+
+
+def build_definitions(env: str | None = None) -> Definitions:
+    return Definitions(
+        assets=[*live_pick.assets],
+        jobs=[nightly_job],
+        schedules=[nightly_schedule],
+        resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),
+    )
+
+
+defs = build_definitions()

@@ -1,0 +1,1 @@
+"""Resources, chosen by environment in `orchestration.definitions`."""

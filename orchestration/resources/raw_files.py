@@ -1,0 +1,41 @@
+"""Raw dataset files on disk, read per daily partition.
+
+Two layouts are accepted under `<root>/<domain>/`:
+- a folder per day, `<day>/<dataset>.jsonl`: every line of that file belongs to the day;
+- flat files, `<dataset>.jsonl`: event datasets are split by the day of their time field
+  (see `rules.common.days`); reference datasets (no time field) are read whole, as the
+  snapshot every day is judged against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from dagster import ConfigurableResource
+from pydantic import Field
+
+from rules.common.days import line_days
+from rules.common.jsonl import dataset_path, read_raw
+
+
+class RawFilesResource(ConfigurableResource):
+    root: str = Field(description="Folder holding one sub-folder of raw files per domain")
+    timezone: str = "Asia/Seoul"
+
+    def domain_dir(self, domain: str) -> Path:
+        return Path(self.root) / domain
+
+    def read_partition(
+        self, domain: str, dataset: str, day: str, time_field: str | None, required: tuple[str, ...] = ()
+    ) -> pd.DataFrame:
+        day_file = dataset_path(self.domain_dir(domain) / day, dataset)
+        if day_file.is_file():
+            return read_raw(day_file, dataset, required)
+        raw = read_raw(dataset_path(self.domain_dir(domain), dataset), dataset, required)
+        if time_field is None or raw.empty:
+            return raw
+        return raw[line_days(raw, time_field, self.timezone) == day].reset_index(drop=True)
+
+    def golden_path(self, domain: str) -> Path:
+        return self.domain_dir(domain) / "golden.jsonl"

@@ -1,0 +1,1 @@
+"""Machinery shared by every domain: reading JSON Lines, gates, timestamps, Korean text."""

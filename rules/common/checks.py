@@ -1,0 +1,50 @@
+"""Automatic verdict checks: results that always say pass or fail, with the failing ids."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class CheckResult:
+    id: str
+    title: str
+    passed: bool
+    failing_ids: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Findings:
+    """Collects failing ids (first reason per id) while a check walks the verdict rows."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, str] = {}
+
+    def fail(self, id_: str, reason: str) -> None:
+        self.reasons.setdefault(id_, reason)
+
+    def result(self, id_: str, title: str, ok_detail: str = "") -> CheckResult:
+        ids = list(self.reasons)
+        if not ids:
+            return CheckResult(id_, title, True, [], ok_detail)
+        shown = "; ".join(f"{i}: {self.reasons[i]}" for i in ids[:5])
+        more = f" (+{len(ids) - 5} more)" if len(ids) > 5 else ""
+        return CheckResult(id_, title, False, ids, shown + more)
+
+
+def format_results(results: list[CheckResult]) -> str:
+    """A plain-text table for the terminal: one line per check."""
+    width = max((len(r.id) for r in results), default=0)
+    lines = []
+    for r in results:
+        mark = "PASS" if r.passed else "FAIL"
+        line = f"{mark}  {r.id.ljust(width)}  {r.title}"
+        if not r.passed:
+            line += f"\n      {len(r.failing_ids)} failing: {r.detail}"
+        lines.append(line)
+    failed = sum(not r.passed for r in results)
+    lines.append(f"{len(results) - failed} passed, {failed} failed")
+    return "\n".join(lines)

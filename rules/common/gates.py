@@ -1,0 +1,165 @@
+"""Row gates: every raw row either passes on or leaves for quarantine with a reason.
+
+`Screen` carries one dataset's rows through its gates. Each gate rejects a subset with a
+reason code and a readable reason; whatever is left is the normalised table. Counts always
+reconcile: raw rows = normalised rows + quarantined rows.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pandas as pd
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
+
+# Reason codes shared by every domain; domains add their own.
+INVALID_JSON = "invalid_json"
+SCHEMA = "schema"
+MISSING_ID = "missing_id"
+DUPLICATE_ID = "duplicate_id"
+BAD_TIMESTAMP = "bad_timestamp"
+
+
+def trim(value: object) -> object:
+    """Trim Unicode whitespace (ids and codes compare after this, case-sensitively)."""
+    if not isinstance(value, str):
+        return value
+    start, end = 0, len(value)
+    while start < end and (value[start].isspace() or unicodedata.category(value[start]) == "Zs"):
+        start += 1
+    while end > start and (value[end - 1].isspace() or unicodedata.category(value[end - 1]) == "Zs"):
+        end -= 1
+    return value[start:end]
+
+
+class Screen:
+    """One dataset's rows on their way through the gates."""
+
+    def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str):
+        self.dataset = dataset
+        self.id_field = id_field
+        self._rejected: list[pd.DataFrame] = []
+        self.raw_count = len(raw)
+        objs = []
+        for text in raw["text"]:
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                obj = None
+            objs.append(obj if isinstance(obj, dict) else None)
+        base = raw[["file", "line", "text"]].reset_index(drop=True)
+        base["_obj"] = objs
+        bad = base["_obj"].isna()
+        self._reject_frame(base[bad], INVALID_JSON, "the line is not a JSON object")
+        self.rows = base[~bad].reset_index(drop=True)
+
+    # -- gates -------------------------------------------------------------------------
+
+    def schema(self, validator: Draft202012Validator) -> None:
+        """Reject rows that fail the dataset's JSON Schema, naming the first failing field."""
+        reasons = [_schema_reason(validator, obj) for obj in self.rows["_obj"]]
+        mask = pd.Series([r is not None for r in reasons], index=self.rows.index)
+        self.reject(mask, SCHEMA, pd.Series(reasons, index=self.rows.index))
+
+    def expand(self, columns: tuple[str, ...]) -> None:
+        """Turn the accepted objects into columns (absent optional fields become None)."""
+        data = pd.DataFrame.from_records(
+            [{c: obj.get(c) for c in columns} for obj in self.rows["_obj"]],
+            columns=list(columns),
+            index=self.rows.index,
+        )
+        self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)
+
+    def ids(self) -> None:
+        """Trim ids; reject empty ones, then later copies of an id already seen."""
+        col = self.id_field
+        self.rows[col] = self.rows[col].map(trim)
+        self.reject(self.rows[col].map(lambda v: not v), MISSING_ID, f"{col} is empty")
+        dup = self.rows[col].duplicated(keep="first")
+        first_line = self.rows.drop_duplicates(col).set_index(col)["line"]
+        reasons = self.rows.loc[dup, col].map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
+        self.reject(dup, DUPLICATE_ID, reasons)
+
+    def reject(self, mask: pd.Series, code: str, reason: str | pd.Series) -> None:
+        """Move the rows where mask is true to quarantine."""
+        mask = mask.reindex(self.rows.index, fill_value=False).astype(bool)
+        if not mask.any():
+            return
+        out = self.rows[mask]
+        if isinstance(reason, pd.Series):
+            reason = reason.reindex(out.index)
+        self._reject_frame(out, code, reason)
+        self.rows = self.rows[~mask].copy()
+
+    # -- results -----------------------------------------------------------------------
+
+    def _reject_frame(self, rows: pd.DataFrame, code: str, reason) -> None:
+        if rows.empty:
+            return
+        if self.id_field in rows.columns:
+            ids = rows[self.id_field].map(lambda v: trim(v) if isinstance(v, str) and trim(v) else None)
+        elif "_obj" in rows.columns:
+            ids = rows["_obj"].map(_id_of(self.id_field))
+        else:
+            ids = pd.Series(None, index=rows.index, dtype=object)
+        self._rejected.append(
+            pd.DataFrame(
+                {
+                    "dataset": self.dataset,
+                    "file": rows["file"],
+                    "line": rows["line"].astype("int64"),
+                    "id": ids.astype(object),
+                    "reason_code": code,
+                    "reason": reason,
+                    "raw": rows["text"],
+                },
+                columns=QUARANTINE_COLUMNS,
+            )
+        )
+
+    def quarantine(self) -> pd.DataFrame:
+        if not self._rejected:
+            return empty_quarantine()
+        return pd.concat(self._rejected, ignore_index=True).sort_values(["file", "line"], ignore_index=True)
+
+    def accepted(self) -> pd.DataFrame:
+        """The rows that passed, without the raw text (kept only for quarantine)."""
+        return self.rows.drop(columns=[c for c in ("text", "_obj") if c in self.rows.columns]).reset_index(
+            drop=True
+        )
+
+
+def _id_of(field: str):
+    def get(obj):
+        if isinstance(obj, dict):
+            v = trim(obj.get(field))
+            return v if isinstance(v, str) and v else None
+        return None
+
+    return get
+
+
+def _schema_reason(validator: Draft202012Validator, obj: dict) -> str | None:
+    error = best_match(validator.iter_errors(obj))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path) or "(row)"
+    return f"{where}: {error.message}"
+
+
+def empty_quarantine() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c == "line" else object) for c in QUARANTINE_COLUMNS})
+
+
+def reconcile(raw_counts: dict[str, int], normalised: dict[str, pd.DataFrame], quarantine: pd.DataFrame) -> dict:
+    """Per dataset: raw, normalised, quarantined and whether they add up."""
+    q = quarantine["dataset"].value_counts().to_dict() if not quarantine.empty else {}
+    out = {}
+    for name, raw in raw_counts.items():
+        n, k = len(normalised.get(name, ())), int(q.get(name, 0))
+        out[name] = {"raw": int(raw), "normalised": n, "quarantined": k, "reconciles": raw == n + k}
+    return out

@@ -1,0 +1,346 @@
+"""Seed 001's thirteen automatic checks, plus the output schema and a full re-computation.
+
+Each check reads the verdict rows as written in a file (anything may be wrong in them) and
+the normalised input tables, and reports pass/fail with the failing msg_ids. The
+re-computation uses the row-by-row reference, not the engine that produced the rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from rules.common.checks import CheckResult, Findings
+from rules.common.korean import is_polite
+from rules.live_pick import verdicts as V
+from rules.live_pick.config import LivePickConfig
+from rules.live_pick.normalise import Normalised
+from rules.live_pick.reference import Expected, expected_verdicts
+from schemas import columns, validator
+from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
+
+REQUIRED_FILLED = ("pick_id", "msg_id", "verdict", "evidence", "summary")
+KEY_OF = {"live_chat": "msg_id", "character_sheet": "character_id", "viewer_relation": "viewer_id"}
+LIST_COLUMNS = {("live_chat", "topic_tags"), ("character_sheet", "world_topic_tags"),
+                ("character_sheet", "banned_tags"), ("viewer_relation", "answered_topics")}
+MAP_COLUMNS = {("character_sheet", "min_closeness_by_topic")}
+COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec")
+
+
+class _Context:
+    def __init__(self, norm: Normalised, rows: list, config: LivePickConfig):
+        self.config = config
+        self.rows = rows
+        self.expected: dict[str, Expected] = expected_verdicts(norm, config)
+        self.chat = {r["msg_id"]: r for r in norm.chat.to_dict("records")}
+        self.sheet = {r["character_id"]: r for r in norm.sheet.to_dict("records")}
+        self.relation = {r["viewer_id"]: r for r in norm.relation.to_dict("records")}
+        # Rows that are objects with a msg_id we know: the ones content checks can look at.
+        self.known = [(self._id(i, r), r) for i, r in enumerate(rows) if isinstance(r, dict) and r.get("msg_id") in self.chat]
+
+    @staticmethod
+    def _id(i: int, row) -> str:
+        if isinstance(row, dict) and isinstance(row.get("msg_id"), str) and row["msg_id"]:
+            return row["msg_id"]
+        return f"line {i + 1}"
+
+    def ids(self):
+        return ((self._id(i, r), r) for i, r in enumerate(self.rows))
+
+    def cited_row(self, msg_id: str, dataset: str) -> dict | None:
+        line = self.chat[msg_id]
+        if dataset == "live_chat":
+            return line
+        if dataset == "character_sheet":
+            return self.sheet.get(line["character_id"])
+        return self.relation.get(line["viewer_id"])
+
+
+def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[CheckResult]:
+    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line)."""
+    ctx = _Context(norm, rows, config)
+    return [check(ctx) for check in CHECKS]
+
+
+# -- the checks ----------------------------------------------------------------------------
+
+
+def output_schema(ctx: _Context) -> CheckResult:
+    f = Findings()
+    v = validator(DOMAIN, OUTPUT)
+    for id_, row in ctx.ids():
+        if not isinstance(row, dict):
+            f.fail(id_, "not a JSON object")
+            continue
+        err = next(iter(sorted(v.iter_errors(row), key=lambda e: list(e.absolute_path))), None)
+        if err is not None:
+            f.fail(id_, f"{'.'.join(map(str, err.absolute_path)) or '(row)'}: {err.message}")
+    return f.result("schema", "every row passes the output JSON Schema (pick.schema.json)")
+
+
+def c01_verdict_enum(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.ids():
+        if isinstance(row, dict) and row.get("verdict") not in V.ORDER:
+            f.fail(id_, f"verdict {row.get('verdict')!r} is not one of the five keys")
+    return f.result("1.verdict_enum", "verdict is one of the five enum values")
+
+
+def c02_required_filled(ctx: _Context) -> CheckResult:
+    f = Findings()
+    pick_ids = Counter(r.get("pick_id") for r in ctx.rows if isinstance(r, dict))
+    for id_, row in ctx.ids():
+        if not isinstance(row, dict):
+            continue
+        empty = [k for k in REQUIRED_FILLED if row.get(k) in (None, "", []) or (isinstance(row.get(k), str) and not row[k].strip())]
+        if empty:
+            f.fail(id_, f"empty: {', '.join(empty)}")
+        elif pick_ids[row["pick_id"]] > 1:
+            f.fail(id_, f"pick_id {row['pick_id']} is not unique")
+    msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict))
+    for m, n in msg_ids.items():
+        if m and n > 1:
+            f.fail(str(m), f"{n} rows for one message")
+    return f.result("2.required_filled", "pick_id, msg_id, verdict, evidence, summary are filled (ids unique)")
+
+
+def c03_ranges(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.ids():
+        if not isinstance(row, dict):
+            continue
+        rank, cool = row.get("rank_in_window"), row.get("cooldown_elapsed_sec")
+        if rank is not None and not (_is_int(rank) and rank >= 1):
+            f.fail(id_, f"rank_in_window {rank!r} is not an integer ≥ 1")
+        if cool is not None and not (_is_int(cool) and cool >= 0):
+            f.fail(id_, f"cooldown_elapsed_sec {cool!r} is not an integer ≥ 0")
+    return f.result("3.ranges", "rank_in_window ≥ 1 and cooldown_elapsed_sec ≥ 0")
+
+
+def c04_cooldown(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        exp = ctx.expected[id_]
+        if row.get("cooldown_elapsed_sec") != exp.cooldown_elapsed_sec:
+            f.fail(id_, f"cooldown_elapsed_sec {row.get('cooldown_elapsed_sec')!r}, re-computed {exp.cooldown_elapsed_sec!r}")
+            continue
+        line, sheet = ctx.chat[id_], ctx.cited_row(id_, "character_sheet")
+        viewer = ctx.cited_row(id_, "viewer_relation")
+        answered = set(viewer["answered_topics"]) if viewer else set()
+        inside = exp.cooldown_elapsed_sec is not None and exp.cooldown_elapsed_sec < sheet["reply_cooldown_sec"]
+        hit = inside and bool(answered.intersection(line["topic_tags"] or []))
+        if hit and exp.verdict != V.OUT_OF_WORLD and row.get("verdict") != V.JUST_ANSWERED:
+            f.fail(id_, f"inside the cooldown on an answered topic but verdict is {row.get('verdict')!r}")
+        if not hit and row.get("verdict") == V.JUST_ANSWERED:
+            f.fail(id_, "방금 답한 주제 without an answered topic inside the cooldown")
+    return f.result("4.cooldown", "cooldown_elapsed_sec = sent_at − last_replied_at; inside it on an answered topic → 방금 답한 주제")
+
+
+def c05_rank(ctx: _Context) -> CheckResult:
+    f = Findings()
+    n = ctx.config.picks_per_window
+    for id_, row in ctx.known:
+        exp, rank, verdict = ctx.expected[id_], row.get("rank_in_window"), row.get("verdict")
+        if exp.verdict in V.RANKED and rank != exp.rank_in_window:
+            f.fail(id_, f"rank {rank!r}, re-ranked {exp.rank_in_window} in {exp.character_id} window {exp.window_start}")
+        elif _is_int(rank) and verdict == V.PICK and rank > n:
+            f.fail(id_, f"rank {rank} is past {n} but verdict is 지금 답변할 질문")
+        elif _is_int(rank) and verdict == V.DEFERRED and rank <= n:
+            f.fail(id_, f"rank {rank} is within {n} but verdict is 다음 차례로 미룸")
+    return f.result("5.rank", "rank re-computed per character and 30-second window; ranks 1–3 answered now, 4+ deferred")
+
+
+def c06_evidence_fields(ctx: _Context) -> CheckResult:
+    f = Findings()
+    known = {d: set(columns(DOMAIN, d)) for d in INPUT_DATASETS}
+    for id_, row in ctx.ids():
+        for e in _evidence(row):
+            d, field = e.get("dataset"), e.get("field")
+            if d not in known:
+                f.fail(id_, f"dataset {d!r} is not an input dataset")
+            elif field not in known[d]:
+                f.fail(id_, f"{d}.{field} is not a column")
+    return f.result("6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
+
+
+def c07_evidence_values(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        exp = ctx.expected[id_]
+        for e in _evidence(row):
+            problem = _evidence_problem(ctx, id_, exp, e)
+            if problem:
+                f.fail(id_, problem)
+    return f.result("7.evidence_values", "evidence values equal the cited rows; agg values re-compute")
+
+
+def c08_polite(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.ids():
+        if not isinstance(row, dict):
+            continue
+        if not isinstance(row.get("summary"), str) or not is_polite(row["summary"]):
+            f.fail(id_, f"summary is not polite Korean: {str(row.get('summary'))[:60]!r}")
+        elif row.get("hedge") is not None and not (isinstance(row["hedge"], str) and is_polite(row["hedge"])):
+            f.fail(id_, f"hedge is not polite Korean: {str(row.get('hedge'))[:60]!r}")
+    return f.result("8.polite", "summary (and hedge) are Korean sentences in polite form")
+
+
+def c09_empty_tags(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        if not ctx.chat[id_]["topic_tags"]:
+            if row.get("verdict") != V.OUT_OF_WORLD:
+                f.fail(id_, f"no topic_tags but verdict is {row.get('verdict')!r}")
+            elif row.get("rank_in_window") is not None:
+                f.fail(id_, "no topic_tags but rank_in_window is filled")
+    return f.result("9.empty_tags", "lines without topic_tags are 세계관 밖이라 넘김 with no rank")
+
+
+def c10_rule_order(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        exp = ctx.expected[id_]
+        if exp.verdict in V.FILTERS and row.get("verdict") != exp.verdict:
+            f.fail(id_, f"the first matching rule is {exp.verdict}, row says {row.get('verdict')!r}")
+        elif exp.verdict in V.RANKED and row.get("verdict") in V.FILTERS:
+            f.fail(id_, f"no filter matches but verdict is {row.get('verdict')!r}")
+    return f.result("10.rule_order", "rules apply in order (world → just answered → closeness → rank); the first match decides")
+
+
+def c11_closeness(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        exp, line = ctx.expected[id_], ctx.chat[id_]
+        viewer = ctx.cited_row(id_, "viewer_relation")
+        level = viewer["closeness_level"] if viewer else ctx.config.first_time_viewer.closeness_level
+        if exp.verdict not in (V.OUT_OF_WORLD, V.JUST_ANSWERED):
+            below = level < exp.required_closeness
+            if below != (row.get("verdict") == V.BELOW_CLOSENESS):
+                f.fail(id_, f"closeness {level} vs required {exp.required_closeness} for {line['character_id']}, verdict {row.get('verdict')!r}")
+    return f.result("11.closeness", "closeness compared with the line's topics' minimum in its own character's sheet")
+
+
+def c12_vocabulary(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        line = ctx.chat[id_]
+        sheet = ctx.cited_row(id_, "character_sheet")
+        vocab = set(sheet["world_topic_tags"]) | set(sheet["banned_tags"])
+        outside = [t for t in line["topic_tags"] or [] if t not in vocab]
+        if outside and row.get("verdict") != V.OUT_OF_WORLD:
+            f.fail(id_, f"tag {outside[0]!r} is outside {line['character_id']}'s vocabulary but verdict is {row.get('verdict')!r}")
+    return f.result("12.vocabulary", "a tag outside the character's vocabulary (world ∪ banned) sends the line out of world")
+
+
+def c13_filled_when(ctx: _Context) -> CheckResult:
+    f = Findings()
+    for id_, row in ctx.known:
+        viewer = ctx.cited_row(id_, "viewer_relation")
+        has_last = bool(viewer and viewer["last_replied_at"] is not None)
+        if has_last != (row.get("cooldown_elapsed_sec") is not None):
+            f.fail(id_, "cooldown_elapsed_sec must be filled exactly when last_replied_at exists")
+        elif row.get("verdict") in V.FILTERS and row.get("rank_in_window") is not None:
+            f.fail(id_, "a filtered line has a rank_in_window")
+        elif row.get("verdict") in V.RANKED and row.get("rank_in_window") is None:
+            f.fail(id_, "a ranked verdict without rank_in_window")
+    return f.result("13.filled_when", "cooldown filled whenever last_replied_at exists; rank only on ranked lines")
+
+
+def recompute(ctx: _Context) -> CheckResult:
+    f = Findings()
+    seen = set()
+    for id_, row in ctx.ids():
+        if not isinstance(row, dict):
+            continue
+        if row.get("msg_id") not in ctx.expected:
+            f.fail(id_, "no judged input line has this msg_id (unknown or quarantined)")
+            continue
+        seen.add(id_)
+        exp = ctx.expected[id_]
+        for k in COMPARED:
+            if row.get(k) != getattr(exp, k):
+                f.fail(id_, f"{k} {row.get(k)!r}, re-computed {getattr(exp, k)!r}")
+                break
+    for m in ctx.expected:
+        if m not in seen:
+            f.fail(m, "judged input line has no verdict row")
+    return f.result("recompute", "every verdict re-computed from the input rows (one row per judged line, fields equal)")
+
+
+CHECKS = (
+    output_schema,
+    c01_verdict_enum,
+    c02_required_filled,
+    c03_ranges,
+    c04_cooldown,
+    c05_rank,
+    c06_evidence_fields,
+    c07_evidence_values,
+    c08_polite,
+    c09_empty_tags,
+    c10_rule_order,
+    c11_closeness,
+    c12_vocabulary,
+    c13_filled_when,
+    recompute,
+)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _evidence(row) -> list[dict]:
+    if not isinstance(row, dict) or not isinstance(row.get("evidence"), list):
+        return []
+    return [e for e in row["evidence"] if isinstance(e, dict)]
+
+
+def _same(a, b) -> bool:
+    """Equal values of the same JSON kind (True is not 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return a == b
+
+
+def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
+    d, field, agg, value = e.get("dataset"), e.get("field"), e.get("agg"), e.get("value")
+    if d not in KEY_OF or field not in columns(DOMAIN, d):
+        return None  # reported by check 6
+    line = ctx.chat[msg_id]
+    if agg is not None:
+        return _agg_problem(ctx, msg_id, exp, d, field, agg, value)
+    row = ctx.cited_row(msg_id, d)
+    if row is None:
+        return f"{d}.{field} cited but {d} has no row for this line"
+    actual = row.get(field)
+    if (d, field) in LIST_COLUMNS:
+        if actual is None:
+            return None if value is None else f"{d}.{field} is null, evidence says {value!r}"
+        return None if any(_same(value, a) for a in actual) else f"{d}.{field} has no element {value!r}"
+    if (d, field) in MAP_COLUMNS:
+        entries = [actual[t] for t in line["topic_tags"] or [] if t in actual]
+        return None if any(_same(value, v) for v in entries) else f"{d}.{field} has no entry {value!r} for this line's topics"
+    return None if _same(value, actual) else f"{d}.{field} is {actual!r}, evidence says {value!r}"
+
+
+def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
+    line = ctx.chat[msg_id]
+    if agg == "count" and (d, field) == ("live_chat", "msg_id"):
+        n = sum(1 for e in ctx.expected.values() if e.window_key == exp.window_key and e.verdict in V.RANKED)
+        return None if _same(value, n) else f"count of ranked lines in the window is {n}, evidence says {value!r}"
+    if agg == "count" and (d, field) == ("live_chat", "topic_tags"):
+        n = len(line["topic_tags"] or [])
+        return None if _same(value, n) else f"the line has {n} tags, evidence says {value!r}"
+    if agg == "count" and (d, field) == ("viewer_relation", "viewer_id"):
+        n = int(line["viewer_id"] in ctx.relation)
+        return None if _same(value, n) else f"{n} relation rows for {line['viewer_id']}, evidence says {value!r}"
+    if agg == "not_in" and (d, field) == ("character_sheet", "world_topic_tags"):
+        world = ctx.sheet[line["character_id"]]["world_topic_tags"]
+        if value in (line["topic_tags"] or []) and value not in world:
+            return None
+        return f"{value!r} is not a line tag missing from world_topic_tags"
+    return f"agg {agg!r} on {d}.{field} cannot be re-computed"

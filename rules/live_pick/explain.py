@@ -1,0 +1,216 @@
+"""Evidence rows, summaries and hedges for each verdict.
+
+The verdict is already decided; this module only says why, citing the values it rests on.
+Evidence without `agg` copies a cited row's value (one element for a list column, the
+topic's entry for a map column). With `agg` the value is re-computable:
+
+- `count` on live_chat.msg_id: lines ranked in the same character window;
+- `count` on live_chat.topic_tags: the line's number of tags;
+- `count` on viewer_relation.viewer_id: relation rows of the viewer (0: first-time viewer);
+- `not_in` on character_sheet.world_topic_tags: the value is a line tag absent from that list.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from rules.common.korean import josa, won
+from rules.live_pick import verdicts as V
+from rules.live_pick.config import LivePickConfig
+
+CLOSENESS_HEDGE = "친밀 단계는 시청 시간과 후원으로 오르는 값이라 실제 서비스에서는 기준을 다시 잡아야 합니다."
+NO_TAG_HEDGE = "태그를 못 붙인 이유가 감정 표현이라서인지 분류가 흔들려서인지는 이 데이터만으로 갈라지지 않습니다."
+FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 0단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
+
+
+def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
+    row = {"dataset": dataset, "field": field, "value": value}
+    if agg is not None:
+        row["agg"] = agg
+    return row
+
+
+def _py(v):
+    """Plain Python scalars for JSON (numpy ints/bools, pandas NA → None)."""
+    if v is None or v is pd.NA:
+        return None
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
+    evidence, summaries, hedges = [], [], []
+    build = {
+        V.OUT_OF_WORLD: _out_of_world,
+        V.JUST_ANSWERED: _just_answered,
+        V.BELOW_CLOSENESS: _below_closeness,
+        V.PICK: _ranked,
+        V.DEFERRED: _ranked,
+    }
+    for r in f.to_dict("records"):
+        r = {k: _py(v) if not isinstance(v, (list, dict)) else v for k, v in r.items()}
+        e, s, h = build[r["verdict"]](r, config)
+        evidence.append(e)
+        summaries.append(s)
+        hedges.append(h)
+    return evidence, summaries, hedges
+
+
+# -- shared pieces ----------------------------------------------------------------------
+
+
+def _who(r: dict) -> str:
+    return r["nickname"] if r["has_relation"] else r["viewer_id"]
+
+
+def _viewer_evidence(r: dict) -> list[dict]:
+    """Closeness (or the absence of a relation row) and the last reply, when there is one."""
+    if not r["has_relation"]:
+        return [ev("viewer_relation", "viewer_id", 0, agg="count")]
+    return [
+        ev("viewer_relation", "closeness_level", r["closeness_level"]),
+        ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
+    ]
+
+
+def _elapsed_evidence(r: dict) -> list[dict]:
+    if r["cooldown_elapsed_sec"] is None:
+        return []
+    return [ev("live_chat", "sent_at", r["sent_at"]), ev("viewer_relation", "last_replied_at", r["last_replied_at"])]
+
+
+def _dedupe(rows: list[dict]) -> list[dict]:
+    seen, out = set(), []
+    for row in rows:
+        key = (row["dataset"], row["field"], row.get("agg"), repr(row["value"]))
+        if key not in seen:
+            seen.add(key)
+            out.append(row)
+    return out
+
+
+def _first_viewer_sentence(r: dict, config: LivePickConfig) -> str:
+    return f"{josa(r['viewer_id'], '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {config.first_time_viewer.closeness_level}단계로 봅니다."
+
+
+# -- one builder per verdict -------------------------------------------------------------
+
+
+def _out_of_world(r: dict, config: LivePickConfig):
+    name = r["character_name"]
+    e = [ev("live_chat", "body", r["body"])]
+    hedge = None
+    if r["tags"] is None:
+        e.append(ev("live_chat", "topic_tags", None))
+        first = "모델이 이 줄에서 주제 태그를 하나도 뽑지 못해"
+    elif r["n_tags"] == 0:
+        e.append(ev("live_chat", "topic_tags", 0, agg="count"))
+        first = "이 줄에는 주제 태그가 0개라"
+    if r["n_tags"] == 0:
+        s = (
+            f"{first} {name}의 세계관 주제와 겹치는지 볼 수 없습니다. "
+            "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다."
+        )
+        hedge = NO_TAG_HEDGE
+    elif r["banned_tag"] is not None:
+        tag = r["banned_tag"]
+        e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "banned_tags", tag)]
+        s = f"{name}의 금칙 주제인 {josa(tag, '이/가')} 걸린 줄입니다."
+        if r["donation_amount"] > 0:
+            e.append(ev("live_chat", "donation_amount", r["donation_amount"]))
+            s += f" 후원 {won(r['donation_amount'])}이 걸려 있어도 순위를 매기지 않습니다."
+        s += " 답변 후보에서 빼고 운영자에게만 보여 줍니다."
+    else:
+        tag = r["offworld_tag"]
+        n_world = len(r["world_topic_tags"])
+        e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "world_topic_tags", tag, agg="not_in")]
+        s = (
+            f"{josa(tag, '은/는')} {name}의 세계관 주제 {n_world}개에 들지 않습니다. "
+            "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
+        )
+    e += _elapsed_evidence(r)
+    return _dedupe(e), s, hedge
+
+
+def _just_answered(r: dict, config: LivePickConfig):
+    tag = r["answered_tag"]
+    e = [
+        ev("live_chat", "sent_at", r["sent_at"]),
+        ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
+        ev("live_chat", "topic_tags", tag),
+        ev("viewer_relation", "answered_topics", tag),
+        ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
+    ]
+    s = (
+        f"{_who(r)}에게 {tag} 이야기를 답한 지 {r['cooldown_elapsed_sec']}초밖에 지나지 않아 "
+        f"쿨다운 {r['reply_cooldown_sec']}초 안입니다. "
+        "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
+    )
+    return e, s, None
+
+
+def _below_closeness(r: dict, config: LivePickConfig):
+    tag = r["required_tag"]
+    need = _num(r["required_closeness"])
+    e = [ev("live_chat", "body", r["body"]), ev("live_chat", "topic_tags", tag)]
+    if r["required_in_map"]:
+        e.append(ev("character_sheet", "min_closeness_by_topic", r["required_closeness"]))
+    e += _viewer_evidence(r)
+    s = (
+        f"{josa(_who(r), '이/가')} 꺼낸 {tag} 주제는 친밀 {need}단계부터이고 "
+        f"이 시청자는 {r['closeness_level']}단계입니다. 관계가 쌓이기 전에는 답변 후보에서 뺍니다."
+    )
+    if not r["has_relation"]:
+        s += " " + _first_viewer_sentence(r, config)
+    return _dedupe(e), s, CLOSENESS_HEDGE
+
+
+def _ranked(r: dict, config: LivePickConfig):
+    tag = r["first_tag"]
+    rank, n = r["rank_in_window"], r["ranked_in_window"]
+    e = [
+        ev("live_chat", "donation_amount", r["donation_amount"]),
+        ev("live_chat", "is_question", r["is_question"]),
+        ev("live_chat", "topic_tags", tag),
+        *_viewer_evidence(r),
+        ev("live_chat", "sent_at", r["sent_at"]),
+        ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
+        ev("live_chat", "msg_id", n, agg="count"),
+    ]
+    kind = "물은" if r["is_question"] else "보낸"
+    if r["donation_amount"] > 0:
+        first = f"{josa(_who(r), '이/가')} {won(r['donation_amount'])}을 얹어 {kind} {tag} 이야기입니다."
+    else:
+        first = f"{josa(_who(r), '이/가')} 후원 없이 {kind} {tag} 이야기입니다."
+    parts = [first]
+    hedge = None
+    if not r["has_relation"]:
+        parts.append(_first_viewer_sentence(r, config))
+        hedge = FIRST_VIEWER_HEDGE
+    elif r["cooldown_elapsed_sec"] is None:
+        parts.append("이 시청자에게는 아직 답한 적이 없습니다.")
+    elif r["cooldown_elapsed_sec"] >= r["reply_cooldown_sec"]:
+        parts.append(f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초를 넘었습니다.")
+    else:
+        parts.append(
+            f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초 안이지만 "
+            f"{josa(tag, '은/는')} 앞서 답한 주제가 아닙니다."
+        )
+    if r["verdict"] == V.PICK:
+        parts.append(f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다.")
+    else:
+        parts.append(
+            f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
+            f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다."
+        )
+    return _dedupe(e), " ".join(parts), hedge
+
+
+def _num(v) -> str:
+    """A threshold as written: 3 rather than 3.0."""
+    return str(int(v)) if float(v).is_integer() else str(v)

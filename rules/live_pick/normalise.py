@@ -1,0 +1,169 @@
+"""Gates of the live_pick datasets: raw lines → normalised tables + quarantine.
+
+Order matters: sheets and viewer relations are screened first, because a chat line is
+judged against them (a line with no valid sheet, or whose viewer was replied to after the
+line was sent, cannot be judged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from rules.common import timestamps
+from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, reconcile, trim
+from rules.common.jsonl import dataset_path, read_raw
+from rules.live_pick.config import LivePickConfig
+from schemas import columns, required_columns, validator
+from schemas.live_pick import DOMAIN, INPUT_DATASETS
+
+UNKNOWN_CHARACTER = "unknown_character"
+REPLY_AFTER_LINE = "reply_after_line"
+
+ID_FIELDS = {"live_chat": "msg_id", "character_sheet": "character_id", "viewer_relation": "viewer_id"}
+"""The id column of each dataset: unique, trimmed."""
+
+
+@dataclass
+class Normalised:
+    tables: dict[str, pd.DataFrame]
+    quarantine: pd.DataFrame
+    raw_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def chat(self) -> pd.DataFrame:
+        return self.tables["live_chat"]
+
+    @property
+    def sheet(self) -> pd.DataFrame:
+        return self.tables["character_sheet"]
+
+    @property
+    def relation(self) -> pd.DataFrame:
+        return self.tables["viewer_relation"]
+
+    def reconciliation(self) -> dict:
+        return reconcile(self.raw_counts, self.tables, self.quarantine)
+
+
+def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
+    return {
+        name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name))
+        for name in INPUT_DATASETS
+    }
+
+
+def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalised:
+    tz = config.timezone
+    sheet_s = _screen(raw, "character_sheet")
+    sheet = sheet_s.rows
+    for col in ("world_topic_tags", "banned_tags"):
+        sheet[col] = sheet[col].map(_trim_list)
+    sheet["min_closeness_by_topic"] = sheet["min_closeness_by_topic"].map(
+        lambda m: {trim(k): v for k, v in m.items()}
+    )
+
+    rel_s = _screen(raw, "viewer_relation")
+    rel = rel_s.rows
+    rel["answered_topics"] = rel["answered_topics"].map(_trim_list)
+    rel["last_replied_at"] = rel["last_replied_at"].map(trim)
+    stamps = rel["last_replied_at"].map(lambda v: None if v is None else timestamps.parse(v, tz))
+    bad = rel["last_replied_at"].notna() & stamps.isna()
+    rel_s.reject(bad, BAD_TIMESTAMP, rel.loc[bad, "last_replied_at"].map(lambda v: f"last_replied_at '{v}' is not ISO-8601"))
+    rel = rel_s.rows
+    stamps = stamps[rel.index]
+    rel["last_replied_ns"] = pd.array([s.ns if s else None for s in stamps], dtype="Int64")
+
+    chat_s = _screen(raw, "live_chat")
+    chat = chat_s.rows
+    for col in ("character_id", "viewer_id"):
+        chat[col] = chat[col].map(trim)
+    chat["topic_tags"] = chat["topic_tags"].map(lambda v: None if v is None else _trim_list(v))
+    chat["sent_at"] = chat["sent_at"].map(trim)
+    stamps = chat["sent_at"].map(lambda v: timestamps.parse(v, tz))
+    bad = stamps.isna()
+    chat_s.reject(bad, BAD_TIMESTAMP, chat.loc[bad, "sent_at"].map(lambda v: f"sent_at '{v}' is not ISO-8601"))
+    chat = chat_s.rows
+    chat["sent_at_ns"] = pd.array([s.ns for s in stamps[chat.index]], dtype="int64")
+    chat["sent_at_form"] = [s.form for s in stamps[chat.index]]
+
+    known = set(sheet_s.rows["character_id"])
+    unknown = ~chat["character_id"].isin(known)
+    chat_s.reject(
+        unknown,
+        UNKNOWN_CHARACTER,
+        chat.loc[unknown, "character_id"].map(lambda v: f"character_id '{v}' has no valid character_sheet row"),
+    )
+    chat = chat_s.rows
+    # Exact integer nanoseconds: a float round-trip would blur instants this large.
+    last = {v: ns for v, ns in zip(rel["viewer_id"], rel["last_replied_ns"]) if ns is not pd.NA}
+    after = pd.Series(
+        [v in last and s < last[v] for v, s in zip(chat["viewer_id"], chat["sent_at_ns"])], index=chat.index
+    )
+    chat_s.reject(
+        after,
+        REPLY_AFTER_LINE,
+        chat.loc[after, "viewer_id"].map(
+            lambda v: f"viewer_relation.last_replied_at of '{v}' is after this line's sent_at (negative cooldown)"
+        ),
+    )
+
+    screens = {"live_chat": chat_s, "character_sheet": sheet_s, "viewer_relation": rel_s}
+    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
+    return Normalised(
+        tables={name: screens[name].accepted() for name in INPUT_DATASETS},
+        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
+        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
+    )
+
+
+def stored_columns(dataset: str) -> list[str]:
+    """The columns kept when a normalised table is stored; derived ones are re-derived on load."""
+    return ["file", "line", *columns(DOMAIN, dataset)]
+
+
+JSON_COLUMNS = ("topic_tags", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "answered_topics")
+"""List and map columns: stored as JSON text."""
+
+
+def restore(tables: dict[str, pd.DataFrame], config: LivePickConfig) -> dict[str, pd.DataFrame]:
+    """Re-derive exact instants and strict types after a round-trip through storage.
+
+    Nanosecond instants are not stored: a nullable integer column comes back as float from
+    SQL, which would blur them; booleans may come back as 0/1.
+    """
+    tz = config.timezone
+    chat = tables["live_chat"].copy()
+    stamps = [timestamps.parse(v, tz) for v in chat["sent_at"]]
+    chat["sent_at_ns"] = pd.array([s.ns for s in stamps], dtype="int64")
+    chat["sent_at_form"] = [s.form for s in stamps]
+    chat["is_question"] = chat["is_question"].astype(bool)
+    chat["donation_amount"] = chat["donation_amount"].astype("int64")
+    rel = tables["viewer_relation"].copy()
+    rel["last_replied_at"] = rel["last_replied_at"].astype(object).where(rel["last_replied_at"].notna(), None)
+    rel["last_replied_ns"] = pd.array(
+        [None if v is None else timestamps.parse(v, tz).ns for v in rel["last_replied_at"]], dtype="Int64"
+    )
+    rel["closeness_level"] = rel["closeness_level"].astype("int64")
+    sheet = tables["character_sheet"].copy()
+    sheet["reply_cooldown_sec"] = sheet["reply_cooldown_sec"].astype("int64")
+    return {"live_chat": chat, "character_sheet": sheet, "viewer_relation": rel}
+
+
+def load_dir(input_dir: str | Path, config: LivePickConfig) -> Normalised:
+    return normalise(read_input_dir(input_dir), config)
+
+
+def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
+    screen = Screen(raw[name], name, ID_FIELDS[name])
+    screen.schema(validator(DOMAIN, name))
+    screen.expand(columns(DOMAIN, name))
+    screen.ids()
+    return screen
+
+
+def _trim_list(values: list) -> list:
+    return [trim(v) for v in values]

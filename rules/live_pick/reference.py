@@ -1,0 +1,83 @@
+"""A row-by-row re-computation of the §4 rules, written independently of the engine.
+
+Plain loops over plain dicts, as the rules read in the spec. It serves `verdicts validate`
+(re-computing every verdict from the input rows) and the tests that hold the vectorised
+engine to it. Quadratic nowhere, but not vectorised either: meant for checking, not speed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rules.common.timestamps import NS_PER_SEC, format_ns
+from rules.live_pick import verdicts as V
+from rules.live_pick.config import LivePickConfig
+from rules.live_pick.normalise import Normalised
+
+
+@dataclass
+class Expected:
+    msg_id: str
+    character_id: str
+    viewer_id: str
+    window_start: str
+    window_key: tuple
+    verdict: str
+    rank_in_window: int | None
+    cooldown_elapsed_sec: int | None
+    tags: list | None
+    required_closeness: float
+    ranked_in_window: int | None = None
+
+
+def expected_verdicts(norm: Normalised, config: LivePickConfig) -> dict[str, Expected]:
+    sheets = {r["character_id"]: r for r in norm.sheet.to_dict("records")}
+    viewers = {r["viewer_id"]: r for r in norm.relation.to_dict("records")}
+    out: dict[str, Expected] = {}
+    survivors = defaultdict(list)
+    step = config.window_seconds * NS_PER_SEC
+    for line in norm.chat.to_dict("records"):
+        sheet = sheets[line["character_id"]]
+        viewer = viewers.get(line["viewer_id"])
+        closeness = viewer["closeness_level"] if viewer else config.first_time_viewer.closeness_level
+        answered = set(viewer["answered_topics"]) if viewer else set()
+        last_ns = viewer["last_replied_ns"] if viewer and viewer["last_replied_at"] is not None else None
+        sent_ns = int(line["sent_at_ns"])
+        elapsed = None if last_ns is None else int((sent_ns - int(last_ns)) // NS_PER_SEC)
+        tags = line["topic_tags"]
+        window = sent_ns - sent_ns % step
+        required = max(
+            (sheet["min_closeness_by_topic"].get(t, config.missing_topic_min_closeness) for t in tags or []),
+            default=config.missing_topic_min_closeness,
+        )
+        if not tags or any(t in sheet["banned_tags"] for t in tags) or any(t not in sheet["world_topic_tags"] for t in tags):
+            verdict = V.OUT_OF_WORLD
+        elif elapsed is not None and elapsed < sheet["reply_cooldown_sec"] and answered.intersection(tags):
+            verdict = V.JUST_ANSWERED
+        elif closeness < required:
+            verdict = V.BELOW_CLOSENESS
+        else:
+            verdict = None
+        e = Expected(
+            msg_id=line["msg_id"],
+            character_id=line["character_id"],
+            viewer_id=line["viewer_id"],
+            window_start=format_ns(window, line["sent_at_form"], config.timezone),
+            window_key=(line["character_id"], window),
+            verdict=verdict,
+            rank_in_window=None,
+            cooldown_elapsed_sec=elapsed,
+            tags=tags,
+            required_closeness=required,
+        )
+        out[e.msg_id] = e
+        if verdict is None:
+            survivors[e.window_key].append((line, e))
+    for lines in survivors.values():
+        lines.sort(key=lambda le: (-le[0]["donation_amount"], not le[0]["is_question"], int(le[0]["sent_at_ns"]), le[0]["msg_id"]))
+        for rank, (_, e) in enumerate(lines, start=1):
+            e.rank_in_window = rank
+            e.ranked_in_window = len(lines)
+            e.verdict = V.PICK if rank <= config.picks_per_window else V.DEFERRED
+    return out

@@ -1,0 +1,88 @@
+"""Pydantic mirrors of the live_pick JSON Schemas.
+
+Strict types so that a value the JSON Schema rejects (a string "true" for a boolean, a
+float for an integer) is rejected here too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+Verdict = Literal[
+    "지금 답변할 질문",
+    "세계관 밖이라 넘김",
+    "방금 답한 주제",
+    "관계 단계에 아직 못 미침",
+    "다음 차례로 미룸",
+]
+Dataset = Literal["live_chat", "character_sheet", "viewer_relation"]
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class LiveChat(_Row):
+    msg_id: StrictStr
+    character_id: StrictStr
+    viewer_id: StrictStr
+    sent_at: StrictStr
+    body: StrictStr
+    topic_tags: list[StrictStr] | None = None
+    donation_amount: Annotated[StrictInt, Field(ge=0)]
+    is_question: StrictBool
+    note: StrictStr | None = None
+
+
+class CharacterSheet(_Row):
+    character_id: StrictStr
+    character_name: StrictStr
+    world_topic_tags: list[StrictStr]
+    banned_tags: list[StrictStr]
+    min_closeness_by_topic: dict[str, float]
+    reply_cooldown_sec: Annotated[StrictInt, Field(ge=0, le=900)]
+    note: StrictStr | None = None
+
+
+class ViewerRelation(_Row):
+    viewer_id: StrictStr
+    nickname: StrictStr
+    closeness_level: Annotated[StrictInt, Field(ge=0, le=5)]
+    answered_topics: list[StrictStr]
+    last_replied_at: StrictStr | None = None
+    note: StrictStr | None = None
+
+
+class Evidence(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    dataset: Dataset
+    field: StrictStr
+    agg: StrictStr | None = None
+    value: StrictStr | float | StrictBool | None
+
+
+class Pick(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    pick_id: StrictStr
+    msg_id: StrictStr
+    viewer_id: StrictStr | None = None
+    character_id: StrictStr | None = None
+    window_start: StrictStr | None = None
+    verdict: Verdict
+    rank_in_window: Annotated[StrictInt, Field(ge=1)] | None = None
+    cooldown_elapsed_sec: Annotated[StrictInt, Field(ge=0)] | None = None
+    evidence: list[Evidence]
+    summary: StrictStr
+    hedge: StrictStr | None = None
+
+
+INPUT_MODELS: dict[str, type[BaseModel]] = {
+    "live_chat": LiveChat,
+    "character_sheet": CharacterSheet,
+    "viewer_relation": ViewerRelation,
+}
+"""Dataset name → model, in the order the gates read them."""
