@@ -67,11 +67,10 @@ class Screen:
 
     def expand(self, columns: tuple[str, ...]) -> None:
         """Turn the accepted objects into columns (absent optional fields become None)."""
-        data = pd.DataFrame.from_records(
-            [{c: obj.get(c) for c in columns} for obj in self.rows["_obj"]],
-            columns=list(columns),
-            index=self.rows.index,
+        data = pd.DataFrame(
+            [{c: obj.get(c) for c in columns} for obj in self.rows["_obj"]], columns=list(columns), dtype=object
         )
+        data.index = self.rows.index
         self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)
 
     def ids(self) -> None:

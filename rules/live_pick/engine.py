@@ -42,6 +42,8 @@ def judge(
     tags: TagSource | None = None,
 ) -> pd.DataFrame:
     """One verdict row per chat line (output-schema columns), sorted by window and rank."""
+    if chat.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
     f = features(chat, sheet, relation, config, tags or GoldTags())
     f["verdict"] = None
     for verdict, rule in ((V.OUT_OF_WORLD, out_of_world), (V.JUST_ANSWERED, just_answered), (V.BELOW_CLOSENESS, below_closeness)):
@@ -92,11 +94,11 @@ def features(
 def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     """Per line: tag count, first banned / off-world / answered tag, required closeness."""
     ex = f[["row", "character_id", "viewer_id", "tags"]].explode("tags").dropna(subset=["tags"])
-    ex = ex.rename(columns={"tags": "tag"})
+    ex = ex.rename(columns={"tags": "tag"}).astype({"tag": object})
     ex["pos"] = np.arange(len(ex))  # keeps each line's tag order for "first"
 
     def members(frame: pd.DataFrame, key: str, col: str) -> pd.DataFrame:
-        long = frame[[key, col]].explode(col).dropna(subset=[col]).rename(columns={col: "tag"})
+        long = frame[[key, col]].explode(col).dropna(subset=[col]).rename(columns={col: "tag"}).astype({"tag": object})
         return long.drop_duplicates().assign(hit=True)
 
     def flag(long: pd.DataFrame, key: str) -> pd.Series:
