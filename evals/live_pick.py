@@ -43,6 +43,14 @@ def load_golden(path: str | Path) -> list[dict]:
     return rows
 
 
+NO_VERDICT = "(판정 없음)"
+
+
+def _label(verdict) -> str:
+    """A verdict as a label; a missing or non-string one is shown as such, not dropped."""
+    return verdict if isinstance(verdict, str) else NO_VERDICT
+
+
 def diverging_step(gold: str, predicted: str) -> str:
     for verdict, step in STEPS:
         if verdict in (gold, predicted):
@@ -60,12 +68,12 @@ def build_report(
     config: LivePickConfig,
     scope: str,
 ) -> Report:
-    predicted = {r["msg_id"]: r for r in rows if isinstance(r, dict) and "msg_id" in r}
+    predicted = {r["msg_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str)}
     quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
     pairs, not_judged = [], []
     for g in golden or []:
         if g["msg_id"] in predicted:
-            pairs.append((g["msg_id"], g["verdict"], predicted[g["msg_id"]]["verdict"]))
+            pairs.append((g["msg_id"], g["verdict"], _label(predicted[g["msg_id"]].get("verdict"))))
         elif g["msg_id"] in quarantined_ids:
             not_judged.append({"id": g["msg_id"], "reason": "격리된 줄이라 판정하지 않았습니다"})
     gold = [p[1] for p in pairs]
@@ -103,7 +111,7 @@ def build_report(
     for i, a, b in pairs:
         if (a == V.PICK) != (b == V.PICK):
             wrong.append(WrongCase("답변 선택 일치", i, a, b, diverging_step(a, b), predicted[i].get("summary", "")))
-    counts = Counter(r.get("verdict") for r in predicted.values())
+    counts = Counter(_label(r.get("verdict")) for r in predicted.values())
     return Report(
         domain="live_pick",
         scope=scope,

@@ -93,6 +93,12 @@ def render_markdown(report: Report) -> str:
     return "\n".join(out)
 
 
+def script_json(data) -> str:
+    """JSON safe inside a <script> element: script text is raw, so escape instead of entities."""
+    text = json.dumps(data, ensure_ascii=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 _CSS = """
 body{font-family:system-ui,'Noto Sans KR',sans-serif;margin:2rem;color:#1d1d1f;max-width:72rem}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left;vertical-align:top}
@@ -127,6 +133,6 @@ def render_html(report: Report) -> str:
         for r in report.quarantine.itertuples(index=False):
             parts.append(f"<tr><td>{e(r.dataset)}</td><td>{e(r.line)}</td><td>{e(r.id)}</td><td><code>{e(r.reason_code)}</code> {e(r.reason)}</td></tr>")
         parts.append("</table>")
-    parts.append(f"<script type='application/json' id='report-data'>{e(json.dumps(report.to_dict(), ensure_ascii=False))}</script>")
+    parts.append(f"<script type='application/json' id='report-data'>{script_json(report.to_dict())}</script>")
     parts.append("</body></html>")
     return "".join(parts)

@@ -10,7 +10,11 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from typing import Callable
+
+import fastjsonschema
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 SCHEMA_DIR = Path(__file__).resolve().parent
 
@@ -39,3 +43,28 @@ def columns(domain: str, name: str) -> tuple[str, ...]:
 
 def required_columns(domain: str, name: str) -> tuple[str, ...]:
     return tuple(load_schema(domain, name).get("required", ()))
+
+
+@lru_cache(maxsize=None)
+def row_checker(domain: str, name: str) -> Callable[[object], str | None]:
+    """A fast per-row check: None when the row is valid, else the first problem, located.
+
+    The schema is compiled to Python (fastjsonschema) for speed; a rejection is re-examined
+    with jsonschema, which stays the authority and gives the readable message.
+    """
+    schema = load_schema(domain, name)
+    fast = fastjsonschema.compile({k: v for k, v in schema.items() if k != "$schema"})
+    slow = validator(domain, name)
+
+    def check(row: object) -> str | None:
+        try:
+            fast(row)
+            return None
+        except fastjsonschema.JsonSchemaException:
+            error = best_match(slow.iter_errors(row))
+            if error is None:
+                return None
+            where = ".".join(str(p) for p in error.absolute_path) or "(row)"
+            return f"{where}: {error.message}"
+
+    return check

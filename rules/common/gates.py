@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import unicodedata
 
+from typing import Callable
+
 import pandas as pd
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
@@ -59,9 +59,9 @@ class Screen:
 
     # -- gates -------------------------------------------------------------------------
 
-    def schema(self, validator: Draft202012Validator) -> None:
+    def schema(self, check: Callable[[object], str | None]) -> None:
         """Reject rows that fail the dataset's JSON Schema, naming the first failing field."""
-        reasons = [_schema_reason(validator, obj) for obj in self.rows["_obj"]]
+        reasons = [check(obj) for obj in self.rows["_obj"]]
         mask = pd.Series([r is not None for r in reasons], index=self.rows.index)
         self.reject(mask, SCHEMA, pd.Series(reasons, index=self.rows.index))
 
@@ -140,14 +140,6 @@ def _id_of(field: str):
         return None
 
     return get
-
-
-def _schema_reason(validator: Draft202012Validator, obj: dict) -> str | None:
-    error = best_match(validator.iter_errors(obj))
-    if error is None:
-        return None
-    where = ".".join(str(p) for p in error.absolute_path) or "(row)"
-    return f"{where}: {error.message}"
 
 
 def empty_quarantine() -> pd.DataFrame:

@@ -15,7 +15,7 @@ from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.normalise import Normalised
 from rules.live_pick.reference import Expected, expected_verdicts
-from schemas import columns, validator
+from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
 REQUIRED_FILLED = ("pick_id", "msg_id", "verdict", "evidence", "summary")
@@ -35,7 +35,11 @@ class _Context:
         self.sheet = {r["character_id"]: r for r in norm.sheet.to_dict("records")}
         self.relation = {r["viewer_id"]: r for r in norm.relation.to_dict("records")}
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
-        self.known = [(self._id(i, r), r) for i, r in enumerate(rows) if isinstance(r, dict) and r.get("msg_id") in self.chat]
+        self.known = [
+            (self._id(i, r), r)
+            for i, r in enumerate(rows)
+            if isinstance(r, dict) and isinstance(r.get("msg_id"), str) and r["msg_id"] in self.chat
+        ]
 
     @staticmethod
     def _id(i: int, row) -> str:
@@ -66,14 +70,14 @@ def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[Che
 
 def output_schema(ctx: _Context) -> CheckResult:
     f = Findings()
-    v = validator(DOMAIN, OUTPUT)
+    check = row_checker(DOMAIN, OUTPUT)
     for id_, row in ctx.ids():
         if not isinstance(row, dict):
             f.fail(id_, "not a JSON object")
             continue
-        err = next(iter(sorted(v.iter_errors(row), key=lambda e: list(e.absolute_path))), None)
-        if err is not None:
-            f.fail(id_, f"{'.'.join(map(str, err.absolute_path)) or '(row)'}: {err.message}")
+        problem = check(row)
+        if problem is not None:
+            f.fail(id_, problem)
     return f.result("schema", "every row passes the output JSON Schema (pick.schema.json)")
 
 
@@ -87,16 +91,16 @@ def c01_verdict_enum(ctx: _Context) -> CheckResult:
 
 def c02_required_filled(ctx: _Context) -> CheckResult:
     f = Findings()
-    pick_ids = Counter(r.get("pick_id") for r in ctx.rows if isinstance(r, dict))
+    pick_ids = Counter(_hashable(r.get("pick_id")) for r in ctx.rows if isinstance(r, dict))
     for id_, row in ctx.ids():
         if not isinstance(row, dict):
             continue
         empty = [k for k in REQUIRED_FILLED if row.get(k) in (None, "", []) or (isinstance(row.get(k), str) and not row[k].strip())]
         if empty:
             f.fail(id_, f"empty: {', '.join(empty)}")
-        elif pick_ids[row["pick_id"]] > 1:
+        elif pick_ids[_hashable(row["pick_id"])] > 1:
             f.fail(id_, f"pick_id {row['pick_id']} is not unique")
-    msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict))
+    msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str))
     for m, n in msg_ids.items():
         if m and n > 1:
             f.fail(str(m), f"{n} rows for one message")
@@ -154,7 +158,7 @@ def c06_evidence_fields(ctx: _Context) -> CheckResult:
     known = {d: set(columns(DOMAIN, d)) for d in INPUT_DATASETS}
     for id_, row in ctx.ids():
         for e in _evidence(row):
-            d, field = e.get("dataset"), e.get("field")
+            d, field = _hashable(e.get("dataset")), _hashable(e.get("field"))
             if d not in known:
                 f.fail(id_, f"dataset {d!r} is not an input dataset")
             elif field not in known[d]:
@@ -252,7 +256,7 @@ def recompute(ctx: _Context) -> CheckResult:
     for id_, row in ctx.ids():
         if not isinstance(row, dict):
             continue
-        if row.get("msg_id") not in ctx.expected:
+        if not isinstance(row.get("msg_id"), str) or row["msg_id"] not in ctx.expected:
             f.fail(id_, "no judged input line has this msg_id (unknown or quarantined)")
             continue
         seen.add(id_)
@@ -293,6 +297,11 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _hashable(v):
+    """Values that may be any JSON (a list where a string belongs) made usable as keys."""
+    return v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
+
+
 def _evidence(row) -> list[dict]:
     if not isinstance(row, dict) or not isinstance(row.get("evidence"), list):
         return []
@@ -307,7 +316,7 @@ def _same(a, b) -> bool:
 
 
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
-    d, field, agg, value = e.get("dataset"), e.get("field"), e.get("agg"), e.get("value")
+    d, field, agg, value = _hashable(e.get("dataset")), _hashable(e.get("field")), e.get("agg"), e.get("value")
     if d not in KEY_OF or field not in columns(DOMAIN, d):
         return None  # reported by check 6
     line = ctx.chat[msg_id]
@@ -330,7 +339,7 @@ def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str
 def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
     line = ctx.chat[msg_id]
     if agg == "count" and (d, field) == ("live_chat", "msg_id"):
-        n = sum(1 for e in ctx.expected.values() if e.window_key == exp.window_key and e.verdict in V.RANKED)
+        n = exp.ranked_in_window or 0
         return None if _same(value, n) else f"count of ranked lines in the window is {n}, evidence says {value!r}"
     if agg == "count" and (d, field) == ("live_chat", "topic_tags"):
         n = len(line["topic_tags"] or [])

@@ -16,7 +16,7 @@ from rules.common import timestamps
 from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, reconcile, trim
 from rules.common.jsonl import dataset_path, read_raw
 from rules.live_pick.config import LivePickConfig
-from schemas import columns, required_columns, validator
+from schemas import columns, required_columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS
 
 UNKNOWN_CHARACTER = "unknown_character"
@@ -157,10 +157,20 @@ def load_dir(input_dir: str | Path, config: LivePickConfig) -> Normalised:
     return normalise(read_input_dir(input_dir), config)
 
 
+INTEGER_COLUMNS = {
+    "live_chat": ("donation_amount",),
+    "character_sheet": ("reply_cooldown_sec",),
+    "viewer_relation": ("closeness_level",),
+}
+"""JSON Schema's integers accept 5000.0; rules and summaries see 5000."""
+
+
 def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
     screen = Screen(raw[name], name, ID_FIELDS[name])
-    screen.schema(validator(DOMAIN, name))
+    screen.schema(row_checker(DOMAIN, name))
     screen.expand(columns(DOMAIN, name))
+    for col in INTEGER_COLUMNS[name]:
+        screen.rows[col] = screen.rows[col].map(int)
     screen.ids()
     return screen
 

@@ -1,14 +1,26 @@
 """Pydantic mirrors of the live_pick JSON Schemas.
 
-Strict types so that a value the JSON Schema rejects (a string "true" for a boolean, a
-float for an integer) is rejected here too.
+Strict types so that a value the JSON Schema rejects (a string "true" for a boolean, 1.5
+for an integer) is rejected here too, and what it accepts (5000.0 as an integer) is accepted.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
+
+
+def _json_integer(value):
+    """JSON Schema's integer: an int, or a float with no fractional part (5000.0); never a bool."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be an integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
 
 Verdict = Literal[
     "지금 답변할 질문",
@@ -31,7 +43,7 @@ class LiveChat(_Row):
     sent_at: StrictStr
     body: StrictStr
     topic_tags: list[StrictStr] | None = None
-    donation_amount: Annotated[StrictInt, Field(ge=0)]
+    donation_amount: Annotated[JsonInt, Field(ge=0)]
     is_question: StrictBool
     note: StrictStr | None = None
 
@@ -42,21 +54,21 @@ class CharacterSheet(_Row):
     world_topic_tags: list[StrictStr]
     banned_tags: list[StrictStr]
     min_closeness_by_topic: dict[str, float]
-    reply_cooldown_sec: Annotated[StrictInt, Field(ge=0, le=900)]
+    reply_cooldown_sec: Annotated[JsonInt, Field(ge=0, le=900)]
     note: StrictStr | None = None
 
 
 class ViewerRelation(_Row):
     viewer_id: StrictStr
     nickname: StrictStr
-    closeness_level: Annotated[StrictInt, Field(ge=0, le=5)]
+    closeness_level: Annotated[JsonInt, Field(ge=0, le=5)]
     answered_topics: list[StrictStr]
     last_replied_at: StrictStr | None = None
     note: StrictStr | None = None
 
 
 class Evidence(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="allow")
 
     dataset: Dataset
     field: StrictStr
@@ -69,12 +81,13 @@ class Pick(BaseModel):
 
     pick_id: StrictStr
     msg_id: StrictStr
-    viewer_id: StrictStr | None = None
-    character_id: StrictStr | None = None
-    window_start: StrictStr | None = None
+    # Optional in the schema, but a string when present (null is not allowed).
+    viewer_id: StrictStr = None  # type: ignore[assignment]
+    character_id: StrictStr = None  # type: ignore[assignment]
+    window_start: StrictStr = None  # type: ignore[assignment]
     verdict: Verdict
-    rank_in_window: Annotated[StrictInt, Field(ge=1)] | None = None
-    cooldown_elapsed_sec: Annotated[StrictInt, Field(ge=0)] | None = None
+    rank_in_window: Annotated[JsonInt, Field(ge=1)] | None = None
+    cooldown_elapsed_sec: Annotated[JsonInt, Field(ge=0)] | None = None
     evidence: list[Evidence]
     summary: StrictStr
     hedge: StrictStr | None = None

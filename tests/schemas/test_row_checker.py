@@ -1,0 +1,51 @@
+"""The compiled per-row check agrees with jsonschema, the authority, on any JSON value."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schemas import row_checker, validator
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 1_000), st.floats(-5, 1_000, allow_nan=False),
+    st.sampled_from([0.0, 3.0, 180.0, 2.5]), st.text(max_size=4), st.sampled_from(["노래", "2026-09-08T21:14:03", ""]),
+)
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)), max_leaves=6)
+
+
+VALID = {
+    "live_chat": {"msg_id": "M-1", "character_id": "C", "viewer_id": "V", "sent_at": "2026-09-08T21:14:03", "body": "b",
+                  "topic_tags": ["노래"], "donation_amount": 0, "is_question": True, "note": None},
+    "character_sheet": {"character_id": "C", "character_name": "n", "world_topic_tags": ["노래"], "banned_tags": [],
+                        "min_closeness_by_topic": {"노래": 1}, "reply_cooldown_sec": 180, "note": None},
+    "viewer_relation": {"viewer_id": "V", "nickname": "n", "closeness_level": 3, "answered_topics": [], "last_replied_at": None},
+    "pick": {"pick_id": "P", "msg_id": "M", "verdict": "다음 차례로 미룸", "summary": "s", "rank_in_window": 4,
+             "cooldown_elapsed_sec": None, "hedge": None,
+             "evidence": [{"dataset": "live_chat", "field": "body", "value": "b", "agg": None}]},
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(VALID)))
+def test_fast_check_accepts_exactly_what_jsonschema_accepts(data, name):
+    """Start from a valid row, then replace, add or drop a few fields (nested ones too)."""
+    row = dict(VALID[name])
+    for _ in range(data.draw(st.integers(0, 3))):
+        field = data.draw(st.sampled_from(sorted(row) + ["extra"]))
+        action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
+        if action == "drop":
+            row.pop(field, None)
+        elif action == "nested" and isinstance(row.get(field), list) and row[field] and isinstance(row[field][0], dict):
+            item = dict(row[field][0])
+            item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
+            row[field] = [item]
+        else:
+            row[field] = data.draw(VALUES)
+    assert (row_checker("live_pick", name)(row) is None) == validator("live_pick", name).is_valid(row), (name, row)
+
+
+def test_a_rejection_names_the_field():
+    problem = row_checker("live_pick", "live_chat")({"msg_id": "M", "character_id": "C", "viewer_id": "V", "sent_at": "x",
+                                                      "body": "b", "donation_amount": -1, "is_question": True})
+    assert problem is not None and problem.startswith("donation_amount:")
