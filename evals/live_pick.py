@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from evals.report import Report, WrongCase, person_metric, record_metric, threshold_metric
+from evals import report
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
-from rules.common.jsonl import read_jsonl_objects
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 
@@ -35,20 +35,7 @@ HONESTY = [
 
 
 def load_golden(path: str | Path) -> list[dict]:
-    """Golden labels: one {msg_id, verdict, …} per line; unreadable lines are an error."""
-    rows = read_jsonl_objects(path)
-    bad = [i + 1 for i, r in enumerate(rows) if not r or not isinstance(r.get("msg_id"), str) or not isinstance(r.get("verdict"), str)]
-    if bad:
-        raise ValueError(f"{path}: line(s) {bad[:5]} are not {{msg_id, verdict}} objects")
-    return rows
-
-
-NO_VERDICT = "(판정 없음)"
-
-
-def _label(verdict) -> str:
-    """A verdict as a label; a missing or non-string one is shown as such, not dropped."""
-    return verdict if isinstance(verdict, str) else NO_VERDICT
+    return report.load_golden(path, "msg_id", "verdict")
 
 
 def diverging_step(gold: str, predicted: str) -> str:
@@ -70,12 +57,12 @@ def build_report(
 ) -> Report:
     predicted = {r["msg_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str)}
     quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
-    pairs, not_judged = [], []
-    for g in golden or []:
-        if g["msg_id"] in predicted:
-            pairs.append((g["msg_id"], g["verdict"], _label(predicted[g["msg_id"]].get("verdict"))))
-        elif g["msg_id"] in quarantined_ids:
-            not_judged.append({"id": g["msg_id"], "reason": "격리된 줄이라 판정하지 않았습니다"})
+    pairs, not_judged = pair_with_golden(
+        {k: label(r.get("verdict")) for k, r in predicted.items()},
+        [(g["msg_id"], g["verdict"]) for g in golden or []],
+        quarantined_ids,
+        "격리된 줄이라 판정하지 않았습니다",
+    )
     gold = [p[1] for p in pairs]
     pred = [p[2] for p in pairs]
     same = sum(a == b for a, b in zip(gold, pred))
@@ -111,7 +98,7 @@ def build_report(
     for i, a, b in pairs:
         if (a == V.PICK) != (b == V.PICK):
             wrong.append(WrongCase("답변 선택 일치", i, a, b, diverging_step(a, b), predicted[i].get("summary", "")))
-    counts = Counter(_label(r.get("verdict")) for r in predicted.values())
+    counts = Counter(label(r.get("verdict")) for r in predicted.values())
     return Report(
         domain="live_pick",
         scope=scope,

@@ -77,6 +77,13 @@ def render_markdown(report: Report) -> str:
         out += ["## 판정하지 못한 골든 줄", ""]
         out += [f"- `{md_cell(g['id'])}` — {md_cell(g['reason'])}" for g in report.golden_not_judged] + [""]
 
+    if report.excluded:
+        out += [f"## 판정에서 뺀 항목 (분모 밖) · {len(report.excluded)}건", "", "| id | 코드 | 사유 |", "|---|---|---|"]
+        out += [f"| `{md_cell(x['id'])}` | {md_cell(x['code'])} | {md_cell(x['reason'])} |" for x in report.excluded] + [""]
+
+    for heading, body in report.extra_sections:
+        out += [f"## {md_cell(heading)}", "", body, ""]
+
     out += ["## 격리된 행", ""]
     if report.reconciliation:
         out += ["| 데이터셋 | 원본 | 정규화 | 격리 | 맞음 |", "|---|---|---|---|---|"]
@@ -128,6 +135,10 @@ def render_html(report: Report) -> str:
         for w in report.wrong_cases:
             parts.append(f"<li>{e(w.metric)} · <code>{e(w.id)}</code> — 정답 {e(w.gold)} / 판정 {e(w.predicted)} · 갈라진 단계: {e(w.step)}</li>")
         parts.append("</ul>")
+    if report.excluded:
+        parts.append("<h2>판정에서 뺀 항목 (분모 밖)</h2><table><tr><th>id</th><th>코드</th><th>사유</th></tr>")
+        parts += [f"<tr><td>{e(x['id'])}</td><td>{e(x['code'])}</td><td>{e(x['reason'])}</td></tr>" for x in report.excluded]
+        parts.append("</table>")
     if report.quarantine is not None and not report.quarantine.empty:
         parts.append("<h2>격리된 행</h2><table><tr><th>데이터셋</th><th>줄</th><th>id</th><th>사유</th></tr>")
         for r in report.quarantine.itertuples(index=False):

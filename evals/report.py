@@ -63,6 +63,40 @@ def person_metric(name: str, definition: str, note: str = "") -> Metric:
     return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note)
 
 
+def pair_with_golden(
+    predicted: dict[str, str], golden: list[tuple[str, str]], quarantined_ids: set[str], quarantined_reason: str
+) -> tuple[list[tuple[str, str, str]], list[dict]]:
+    """(id, gold, predicted) for labelled items that were judged, and the labelled items that
+    were quarantined instead. Labels for items outside the scope (another day) are left out."""
+    pairs, not_judged = [], []
+    for id_, gold in golden:
+        if id_ in predicted:
+            pairs.append((id_, gold, predicted[id_]))
+        elif id_ in quarantined_ids:
+            not_judged.append({"id": id_, "reason": quarantined_reason})
+    return pairs, not_judged
+
+
+def load_golden(path, id_field: str, label_field: str) -> list[dict]:
+    """Golden labels, one JSON object per line with an id and a label; anything else is an error."""
+    from rules.common.jsonl import read_jsonl_objects
+
+    rows = read_jsonl_objects(path)
+    bad = [i + 1 for i, r in enumerate(rows)
+           if not r or not isinstance(r.get(id_field), str) or not isinstance(r.get(label_field), str)]
+    if bad:
+        raise ValueError(f"{path}: line(s) {bad[:5]} are not {{{id_field}, {label_field}}} objects")
+    return rows
+
+
+def label(value) -> str:
+    """A verdict as a label; a missing or non-string one is shown as such, not dropped."""
+    return value if isinstance(value, str) else NO_LABEL
+
+
+NO_LABEL = "(판정 없음)"
+
+
 @dataclass
 class WrongCase:
     metric: str
@@ -89,6 +123,10 @@ class Report:
     quarantine: pd.DataFrame | None = None
     reconciliation: dict = field(default_factory=dict)
     golden_not_judged: list[dict] = field(default_factory=list)
+    excluded: list[dict] = field(default_factory=list)
+    """Items judged but left out of the denominator, each {id, code, reason}."""
+    extra_sections: list[tuple[str, str]] = field(default_factory=list)
+    """(heading, Markdown body) appended to the report, e.g. a prompt-version comparison."""
     honesty: list[str] = field(default_factory=list)
     has_golden: bool = True
 
@@ -130,6 +168,7 @@ class Report:
             "quarantine": [] if self.quarantine is None else _records(self.quarantine),
             "reconciliation": self.reconciliation,
             "golden_not_judged": self.golden_not_judged,
+            "excluded": self.excluded,
             "honesty": self.honesty,
         }
 

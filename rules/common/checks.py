@@ -35,6 +35,25 @@ class Findings:
         return CheckResult(id_, title, False, ids, shown + more)
 
 
+def hashable(v):
+    """Any JSON value (a list where a string belongs) made usable as a key."""
+    return v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
+
+
+def same_json(a, b) -> bool:
+    """Equal values of the same JSON kind: True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return a == b
+
+
+def evidence_rows(row) -> list[dict]:
+    """The evidence objects of a verdict row as written (anything else is ignored)."""
+    if not isinstance(row, dict) or not isinstance(row.get("evidence"), list):
+        return []
+    return [e for e in row["evidence"] if isinstance(e, dict)]
+
+
 def format_results(results: list[CheckResult]) -> str:
     """A plain-text table for the terminal: one line per check."""
     width = max((len(r.id) for r in results), default=0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import dataclass, field
 
 from typing import Callable
 
@@ -132,6 +133,24 @@ class Screen:
         )
 
 
+def screen(
+    raw: pd.DataFrame,
+    dataset: str,
+    id_field: str,
+    check: Callable[[object], str | None],
+    columns: tuple[str, ...],
+    integer_columns: tuple[str, ...] = (),
+) -> Screen:
+    """The gates every dataset passes first: JSON, schema, columns, integers, ids."""
+    s = Screen(raw, dataset, id_field)
+    s.schema(check)
+    s.expand(columns)
+    for col in integer_columns:  # JSON Schema's integers accept 5000.0; rules see 5000
+        s.rows[col] = s.rows[col].map(lambda v: None if v is None else int(v))
+    s.ids()
+    return s
+
+
 def _id_of(field: str):
     def get(obj):
         if isinstance(obj, dict):
@@ -154,3 +173,15 @@ def reconcile(raw_counts: dict[str, int], normalised: dict[str, pd.DataFrame], q
         n, k = len(normalised.get(name, ())), int(q.get(name, 0))
         out[name] = {"raw": int(raw), "normalised": n, "quarantined": k, "reconciles": raw == n + k}
     return out
+
+
+@dataclass
+class Normalised:
+    """A domain's gated input: normalised tables, the quarantine, and raw counts per dataset."""
+
+    tables: dict[str, pd.DataFrame]
+    quarantine: pd.DataFrame
+    raw_counts: dict[str, int] = field(default_factory=dict)
+
+    def reconciliation(self) -> dict:
+        return reconcile(self.raw_counts, self.tables, self.quarantine)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from rules.common.checks import CheckResult, Findings
+from rules.common.checks import CheckResult, Findings, evidence_rows, hashable, same_json
 from rules.common.korean import is_polite
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.normalise import Normalised
+from rules.common.gates import Normalised
 from rules.live_pick.reference import Expected, expected_verdicts
 from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
@@ -31,9 +31,9 @@ class _Context:
         self.config = config
         self.rows = rows
         self.expected: dict[str, Expected] = expected_verdicts(norm, config)
-        self.chat = {r["msg_id"]: r for r in norm.chat.to_dict("records")}
-        self.sheet = {r["character_id"]: r for r in norm.sheet.to_dict("records")}
-        self.relation = {r["viewer_id"]: r for r in norm.relation.to_dict("records")}
+        self.chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
+        self.sheet = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
+        self.relation = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
         self.known = [
             (self._id(i, r), r)
@@ -91,14 +91,14 @@ def c01_verdict_enum(ctx: _Context) -> CheckResult:
 
 def c02_required_filled(ctx: _Context) -> CheckResult:
     f = Findings()
-    pick_ids = Counter(_hashable(r.get("pick_id")) for r in ctx.rows if isinstance(r, dict))
+    pick_ids = Counter(hashable(r.get("pick_id")) for r in ctx.rows if isinstance(r, dict))
     for id_, row in ctx.ids():
         if not isinstance(row, dict):
             continue
         empty = [k for k in REQUIRED_FILLED if row.get(k) in (None, "", []) or (isinstance(row.get(k), str) and not row[k].strip())]
         if empty:
             f.fail(id_, f"empty: {', '.join(empty)}")
-        elif pick_ids[_hashable(row["pick_id"])] > 1:
+        elif pick_ids[hashable(row["pick_id"])] > 1:
             f.fail(id_, f"pick_id {row['pick_id']} is not unique")
     msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str))
     for m, n in msg_ids.items():
@@ -157,8 +157,8 @@ def c06_evidence_fields(ctx: _Context) -> CheckResult:
     f = Findings()
     known = {d: set(columns(DOMAIN, d)) for d in INPUT_DATASETS}
     for id_, row in ctx.ids():
-        for e in _evidence(row):
-            d, field = _hashable(e.get("dataset")), _hashable(e.get("field"))
+        for e in evidence_rows(row):
+            d, field = hashable(e.get("dataset")), hashable(e.get("field"))
             if d not in known:
                 f.fail(id_, f"dataset {d!r} is not an input dataset")
             elif field not in known[d]:
@@ -170,7 +170,7 @@ def c07_evidence_values(ctx: _Context) -> CheckResult:
     f = Findings()
     for id_, row in ctx.known:
         exp = ctx.expected[id_]
-        for e in _evidence(row):
+        for e in evidence_rows(row):
             problem = _evidence_problem(ctx, id_, exp, e)
             if problem:
                 f.fail(id_, problem)
@@ -297,26 +297,14 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _hashable(v):
-    """Values that may be any JSON (a list where a string belongs) made usable as keys."""
-    return v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)
 
 
-def _evidence(row) -> list[dict]:
-    if not isinstance(row, dict) or not isinstance(row.get("evidence"), list):
-        return []
-    return [e for e in row["evidence"] if isinstance(e, dict)]
 
 
-def _same(a, b) -> bool:
-    """Equal values of the same JSON kind (True is not 1)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    return a == b
 
 
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
-    d, field, agg, value = _hashable(e.get("dataset")), _hashable(e.get("field")), e.get("agg"), e.get("value")
+    d, field, agg, value = hashable(e.get("dataset")), hashable(e.get("field")), e.get("agg"), e.get("value")
     if d not in KEY_OF or field not in columns(DOMAIN, d):
         return None  # reported by check 6
     line = ctx.chat[msg_id]
@@ -329,24 +317,24 @@ def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str
     if (d, field) in LIST_COLUMNS:
         if actual is None:
             return None if value is None else f"{d}.{field} is null, evidence says {value!r}"
-        return None if any(_same(value, a) for a in actual) else f"{d}.{field} has no element {value!r}"
+        return None if any(same_json(value, a) for a in actual) else f"{d}.{field} has no element {value!r}"
     if (d, field) in MAP_COLUMNS:
         entries = [actual[t] for t in line["topic_tags"] or [] if t in actual]
-        return None if any(_same(value, v) for v in entries) else f"{d}.{field} has no entry {value!r} for this line's topics"
-    return None if _same(value, actual) else f"{d}.{field} is {actual!r}, evidence says {value!r}"
+        return None if any(same_json(value, v) for v in entries) else f"{d}.{field} has no entry {value!r} for this line's topics"
+    return None if same_json(value, actual) else f"{d}.{field} is {actual!r}, evidence says {value!r}"
 
 
 def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
     line = ctx.chat[msg_id]
     if agg == "count" and (d, field) == ("live_chat", "msg_id"):
         n = exp.ranked_in_window or 0
-        return None if _same(value, n) else f"count of ranked lines in the window is {n}, evidence says {value!r}"
+        return None if same_json(value, n) else f"count of ranked lines in the window is {n}, evidence says {value!r}"
     if agg == "count" and (d, field) == ("live_chat", "topic_tags"):
         n = len(line["topic_tags"] or [])
-        return None if _same(value, n) else f"the line has {n} tags, evidence says {value!r}"
+        return None if same_json(value, n) else f"the line has {n} tags, evidence says {value!r}"
     if agg == "count" and (d, field) == ("viewer_relation", "viewer_id"):
         n = int(line["viewer_id"] in ctx.relation)
-        return None if _same(value, n) else f"{n} relation rows for {line['viewer_id']}, evidence says {value!r}"
+        return None if same_json(value, n) else f"{n} relation rows for {line['viewer_id']}, evidence says {value!r}"
     if agg == "not_in" and (d, field) == ("character_sheet", "world_topic_tags"):
         world = ctx.sheet[line["character_id"]]["world_topic_tags"]
         if value in (line["topic_tags"] or []) and value not in world:

@@ -12,10 +12,9 @@ topic's entry for a map column). With `agg` the value is re-computable:
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
+from rules.common import evidence
 from rules.common.korean import josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -26,25 +25,11 @@ FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 0단계로 봤고, 기록�
 
 
 def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
-    row = {"dataset": dataset, "field": field, "value": value}
-    if agg is not None:
-        row["agg"] = agg
-    return row
-
-
-def _py(v):
-    """Plain Python scalars for JSON (numpy ints/bools, pandas NA → None)."""
-    if v is None or v is pd.NA:
-        return None
-    if hasattr(v, "item"):
-        v = v.item()
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    return v
+    return evidence.row("dataset", dataset, field, value, agg)
 
 
 def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
-    evidence, summaries, hedges = [], [], []
+    cited, summaries, hedges = [], [], []
     build = {
         V.OUT_OF_WORLD: _out_of_world,
         V.JUST_ANSWERED: _just_answered,
@@ -52,13 +37,12 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
         V.PICK: _ranked,
         V.DEFERRED: _ranked,
     }
-    for r in f.to_dict("records"):
-        r = {k: _py(v) if not isinstance(v, (list, dict)) else v for k, v in r.items()}
+    for r in evidence.plain_records(f):
         e, s, h = build[r["verdict"]](r, config)
-        evidence.append(e)
+        cited.append(e)
         summaries.append(s)
         hedges.append(h)
-    return evidence, summaries, hedges
+    return cited, summaries, hedges
 
 
 # -- shared pieces ----------------------------------------------------------------------
@@ -82,16 +66,6 @@ def _elapsed_evidence(r: dict) -> list[dict]:
     if r["cooldown_elapsed_sec"] is None:
         return []
     return [ev("live_chat", "sent_at", r["sent_at"]), ev("viewer_relation", "last_replied_at", r["last_replied_at"])]
-
-
-def _dedupe(rows: list[dict]) -> list[dict]:
-    seen, out = set(), []
-    for row in rows:
-        key = (row["dataset"], row["field"], row.get("agg"), repr(row["value"]))
-        if key not in seen:
-            seen.add(key)
-            out.append(row)
-    return out
 
 
 def _first_viewer_sentence(r: dict, config: LivePickConfig) -> str:
@@ -134,7 +108,7 @@ def _out_of_world(r: dict, config: LivePickConfig):
             "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
         )
     e += _elapsed_evidence(r)
-    return _dedupe(e), s, hedge
+    return evidence.dedupe(e), s, hedge
 
 
 def _just_answered(r: dict, config: LivePickConfig):
@@ -167,7 +141,7 @@ def _below_closeness(r: dict, config: LivePickConfig):
     )
     if not r["has_relation"]:
         s += " " + _first_viewer_sentence(r, config)
-    return _dedupe(e), s, CLOSENESS_HEDGE
+    return evidence.dedupe(e), s, CLOSENESS_HEDGE
 
 
 def _ranked(r: dict, config: LivePickConfig):
@@ -208,7 +182,7 @@ def _ranked(r: dict, config: LivePickConfig):
             f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
             f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다."
         )
-    return _dedupe(e), " ".join(parts), hedge
+    return evidence.dedupe(e), " ".join(parts), hedge
 
 
 def _num(v) -> str:

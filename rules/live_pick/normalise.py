@@ -7,13 +7,12 @@ line was sent, cannot be judged).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from rules.common import timestamps
-from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, reconcile, trim
+from rules.common import gates, timestamps
+from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, screen, trim
 from rules.common.jsonl import dataset_path, read_raw
 from rules.live_pick.config import LivePickConfig
 from schemas import columns, required_columns, row_checker
@@ -26,11 +25,8 @@ ID_FIELDS = {"live_chat": "msg_id", "character_sheet": "character_id", "viewer_r
 """The id column of each dataset: unique, trimmed."""
 
 
-@dataclass
-class Normalised:
-    tables: dict[str, pd.DataFrame]
-    quarantine: pd.DataFrame
-    raw_counts: dict[str, int] = field(default_factory=dict)
+class Normalised(gates.Normalised):
+    """The three live_pick tables, by name."""
 
     @property
     def chat(self) -> pd.DataFrame:
@@ -43,9 +39,6 @@ class Normalised:
     @property
     def relation(self) -> pd.DataFrame:
         return self.tables["viewer_relation"]
-
-    def reconciliation(self) -> dict:
-        return reconcile(self.raw_counts, self.tables, self.quarantine)
 
 
 def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
@@ -162,17 +155,10 @@ INTEGER_COLUMNS = {
     "character_sheet": ("reply_cooldown_sec",),
     "viewer_relation": ("closeness_level",),
 }
-"""JSON Schema's integers accept 5000.0; rules and summaries see 5000."""
 
 
 def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
-    screen = Screen(raw[name], name, ID_FIELDS[name])
-    screen.schema(row_checker(DOMAIN, name))
-    screen.expand(columns(DOMAIN, name))
-    for col in INTEGER_COLUMNS[name]:
-        screen.rows[col] = screen.rows[col].map(int)
-    screen.ids()
-    return screen
+    return screen(raw[name], name, ID_FIELDS[name], row_checker(DOMAIN, name), columns(DOMAIN, name), INTEGER_COLUMNS[name])
 
 
 def _trim_list(values: list) -> list:

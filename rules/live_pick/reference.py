@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.normalise import Normalised
+from rules.common.gates import Normalised
 
 
 @dataclass
@@ -32,12 +32,12 @@ class Expected:
 
 
 def expected_verdicts(norm: Normalised, config: LivePickConfig) -> dict[str, Expected]:
-    sheets = {r["character_id"]: r for r in norm.sheet.to_dict("records")}
-    viewers = {r["viewer_id"]: r for r in norm.relation.to_dict("records")}
+    sheets = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
+    viewers = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
     out: dict[str, Expected] = {}
     survivors = defaultdict(list)
     step = config.window_seconds * NS_PER_SEC
-    for line in norm.chat.to_dict("records"):
+    for line in norm.tables["live_chat"].to_dict("records"):
         sheet = sheets[line["character_id"]]
         viewer = viewers.get(line["viewer_id"])
         closeness = viewer["closeness_level"] if viewer else config.first_time_viewer.closeness_level

@@ -36,7 +36,7 @@ def test_fast_check_accepts_exactly_what_jsonschema_accepts(data, name):
         action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
         if action == "drop":
             row.pop(field, None)
-        elif action == "nested" and isinstance(row.get(field), list) and row[field] and isinstance(row[field][0], dict):
+        elif action == "nested" and isinstance(row.get(field), list) and row[field] and isinstance(row[field][0], dict) and row[field][0]:
             item = dict(row[field][0])
             item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
             row[field] = [item]

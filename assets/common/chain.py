@@ -1,0 +1,286 @@
+"""The daily chain every domain shares, built from a domain's pure functions.
+
+raw_<dataset> → <dataset> (normalised) + quarantine → verdicts → agreement_report
+
+Tables live in the warehouse and each write replaces its partition. Normalisation carries
+two blocking checks per table (rows reconcile; the Great Expectations suite); the verdicts
+carry the seed's checks, the output schema and the re-computation.
+"""
+
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    AssetKey,
+    AssetSpec,
+    AssetsDefinition,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+    multi_asset,
+)
+
+from assets.common.metadata import counts_table, md_table
+from assets.common.partitions import DAILY
+from assets.common.quality import quarantine_failures, run_suite
+from assets.common.resources import ReportsResource
+from evals.render import render_html, render_markdown
+from orchestration.resources.raw_files import RawFilesResource
+from orchestration.resources.warehouse import WarehouseResource
+from rules.common.checks import CheckResult
+from rules.common.gates import QUARANTINE_COLUMNS, Normalised, reconcile
+
+
+@dataclass
+class DomainChain:
+    """What the shared chain needs of a domain (all pure functions from `rules/` and `evals/`)."""
+
+    domain: str
+    datasets: tuple[str, ...]
+    id_fields: dict[str, str]
+    time_fields: dict[str, str]
+    """Event datasets split by day on this field; the others are reference snapshots."""
+    required: Callable[[str], tuple[str, ...]]
+    load_config: Callable[[], Any]
+    normalise: Callable[[dict, Any], Normalised]
+    stored_columns: Callable[[str], list[str]]
+    json_columns: tuple[str, ...]
+    restore: Callable[[dict, Any], dict]
+    judge: Callable[[dict, Any], pd.DataFrame]
+    """(normalised tables, config) → verdict frame in output-schema columns"""
+    records: Callable[[pd.DataFrame], list[dict]]
+    output_columns: list[str]
+    verdict_json_columns: tuple[str, ...]
+    verdict_key: str
+    """The column holding the verdict ("verdict" or "persona_code")."""
+    verdict_order: tuple[str, ...]
+    run_checks: Callable[[Normalised, list, Any], list[CheckResult]]
+    check_titles: list[tuple[str, str]]
+    """(asset check name, title) for every verdict check, in order."""
+    blocking_checks: frozenset[str]
+    expectations: dict[str, list]
+    load_golden: Callable[[Any], list[dict]]
+    build_report: Callable[..., Any]
+    verdicts_description: str
+    preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
+
+    def key(self, name: str) -> AssetKey:
+        return AssetKey([self.domain, name])
+
+    def table(self, name: str) -> str:
+        return f"{self.domain}_{name}"
+
+    def raw_table(self, dataset: str) -> str:
+        return f"{self.domain}_raw_{dataset}"
+
+
+def check_name(result_id: str) -> str:
+    """A check result id (`4.cooldown`, `schema`) as its asset-check name (`check_04`, `schema`)."""
+    head = result_id.split(".", 1)[0]
+    return f"check_{int(head):02d}" if head.isdigit() else head
+
+
+def numbered_checks(titles: list[str]) -> list[tuple[str, str]]:
+    """The schema check, the seed's numbered checks, and the re-computation."""
+    return [("schema", "output JSON Schema"), *[(f"check_{i:02d}", t) for i, t in enumerate(titles, start=1)],
+            ("recompute", "every verdict re-computed from the input rows")]
+
+
+def build_assets(c: DomainChain) -> list[AssetsDefinition]:
+    return [*[_raw_asset(c, d) for d in c.datasets], _normalise_asset(c), _verdicts_asset(c), _report_asset(c)]
+
+
+def _raw_asset(c: DomainChain, dataset: str) -> AssetsDefinition:
+    @asset(
+        key=c.key(f"raw_{dataset}"),
+        group_name=c.domain,
+        partitions_def=DAILY,
+        description=f"Raw lines of `{dataset}.jsonl` for the day, untouched, with file and line number.",
+    )
+    def _raw(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource) -> MaterializeResult:
+        day = context.partition_key
+        raw = raw_files.read_partition(c.domain, dataset, day, c.time_fields.get(dataset), c.required(dataset))
+        n = warehouse.replace_partition(c.raw_table(dataset), day, raw)
+        files = sorted(raw["file"].unique()) if n else []
+        return MaterializeResult(metadata={"rows": n, "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
+
+    return _raw
+
+
+def _normalise_asset(c: DomainChain) -> AssetsDefinition:
+    raw_keys = [c.key(f"raw_{x}") for x in c.datasets]
+
+    @multi_asset(
+        name=f"{c.domain}_normalise",
+        specs=[
+            *[AssetSpec(c.key(d), deps=raw_keys, group_name=c.domain,
+                        description=f"Normalised `{d}`: rows that passed the schema and data-quality gates.") for d in c.datasets],
+            AssetSpec(c.key("quarantine"), deps=raw_keys, group_name=c.domain,
+                      description="Rows that failed a gate: dataset, file, line, id, reason code, reason and raw text."),
+        ],
+        check_specs=[
+            *[AssetCheckSpec("rows_reconcile", asset=c.key(d), blocking=True,
+                             description="raw rows = normalised rows + quarantined rows for this dataset and day") for d in c.datasets],
+            *[AssetCheckSpec("expectations", asset=c.key(d), blocking=True,
+                             description="Great Expectations suite on the normalised table") for d in c.datasets],
+        ],
+        partitions_def=DAILY,
+    )
+    def _normalise(context: AssetExecutionContext, warehouse: WarehouseResource):
+        day = context.partition_key
+        config = c.load_config()
+        norm = c.normalise({d: warehouse.read_partition(c.raw_table(d), day) for d in c.datasets}, config)
+        quarantine, suites = [norm.quarantine], {}
+        for d in c.datasets:
+            frame = norm.tables[d]
+            outcomes = run_suite(f"{c.domain}.{d}", frame, c.expectations[d]) if len(frame) else []
+            kept, q = quarantine_failures(d, frame, outcomes, c.id_fields[d])
+            norm.tables[d], suites[d] = kept, outcomes
+            quarantine.append(q)
+        q_frame = pd.concat([q for q in quarantine if not q.empty] or [norm.quarantine], ignore_index=True)
+        for d in c.datasets:
+            warehouse.replace_partition(c.table(d), day, norm.tables[d][c.stored_columns(d)], c.json_columns)
+        warehouse.replace_partition(c.table("quarantine"), day, q_frame[QUARANTINE_COLUMNS])
+
+        # Reconcile what is stored, not what was meant to be stored.
+        stored_q = warehouse.read_partition(c.table("quarantine"), day)
+        rec = reconcile(
+            {d: warehouse.count_partition(c.raw_table(d), day) for d in c.datasets},
+            {d: range(warehouse.count_partition(c.table(d), day)) for d in c.datasets},
+            stored_q,
+        )
+        for d in c.datasets:
+            yield MaterializeResult(asset_key=c.key(d), metadata={k: rec[d][k] for k in ("normalised", "quarantined", "raw")})
+        by_reason = stored_q.groupby(["dataset", "reason_code"]).size().reset_index(name="rows").values.tolist() if len(stored_q) else []
+        yield MaterializeResult(
+            asset_key=c.key("quarantine"),
+            metadata={
+                "rows": len(stored_q),
+                "by_reason": MetadataValue.md(md_table(["dataset", "reason_code", "rows"], by_reason) if by_reason else "No row was quarantined."),
+                "rows_preview": MetadataValue.md(
+                    md_table(["dataset", "line", "id", "reason"], stored_q[["dataset", "line", "id", "reason"]].head(100).values.tolist())
+                    if len(stored_q) else "—"
+                ),
+            },
+        )
+        for d in c.datasets:
+            r = rec[d]
+            yield AssetCheckResult(
+                asset_key=c.key(d), check_name="rows_reconcile", passed=bool(r["reconciles"]),
+                metadata={"raw": r["raw"], "normalised": r["normalised"], "quarantined": r["quarantined"]},
+                description=f"{r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined",
+            )
+            outcomes = suites[d]
+            yield AssetCheckResult(
+                asset_key=c.key(d), check_name="expectations", passed=all(o.success for o in outcomes),
+                metadata={
+                    "expectations": len(outcomes),
+                    "results": MetadataValue.md(
+                        md_table(["expectation", "result", "rows"], [[o.label, "pass" if o.success else "FAIL", len(o.unexpected_index)] for o in outcomes])
+                        if outcomes else "empty table: nothing to validate"
+                    ),
+                },
+            )
+
+    return _normalise
+
+
+def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
+    @asset(
+        key=c.key("verdicts"),
+        group_name=c.domain,
+        partitions_def=DAILY,
+        deps=[c.key(d) for d in c.datasets],
+        description=c.verdicts_description,
+        check_specs=[AssetCheckSpec(name, asset=c.key("verdicts"), blocking=name in c.blocking_checks, description=title)
+                     for name, title in c.check_titles],
+    )
+    def _verdicts(context: AssetExecutionContext, warehouse: WarehouseResource) -> MaterializeResult:
+        day = context.partition_key
+        config = c.load_config()
+        tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
+        verdicts = c.judge(tables, config)
+        rows = c.records(verdicts)
+        warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns)
+        results = c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config)
+        warehouse.replace_partition(c.table("checks"), day, pd.DataFrame([r.to_dict() for r in results]), ("failing_ids",))
+        counts = {v: int((verdicts[c.verdict_key] == v).sum()) for v in c.verdict_order}
+        return MaterializeResult(
+            metadata={"rows": len(rows), "verdicts": MetadataValue.md(counts_table(counts)),
+                      "preview": MetadataValue.md(c.preview(rows) or "—")},
+            check_results=[
+                AssetCheckResult(
+                    check_name=check_name(r.id), passed=r.passed, description=r.detail or r.title,
+                    metadata={"check": r.title, "failing": len(r.failing_ids), "failing_ids": MetadataValue.json(r.failing_ids[:200])},
+                )
+                for r in results
+            ],
+        )
+
+    return _verdicts
+
+
+def stored_checks(frame: pd.DataFrame) -> list[CheckResult]:
+    return [CheckResult(r["id"], r["title"], bool(r["passed"]), list(r["failing_ids"] or []), r["detail"] or "")
+            for r in frame.to_dict("records")]
+
+
+def stored_reconciliation(c: DomainChain, warehouse: WarehouseResource, day: str, quarantine: pd.DataFrame) -> dict:
+    return reconcile(
+        {d: warehouse.count_partition(c.raw_table(d), day) for d in c.datasets},
+        {d: range(warehouse.count_partition(c.table(d), day)) for d in c.datasets},
+        quarantine,
+    )
+
+
+def write_report(reports: ReportsResource, domain: str, day: str, report) -> tuple[str, Any]:
+    folder = reports.folder(domain, day)
+    md = render_markdown(report)
+    (folder / "report.md").write_text(md, encoding="utf-8")
+    (folder / "report.html").write_text(render_html(report), encoding="utf-8")
+    (folder / "report.json").write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    return md, folder
+
+
+def _report_asset(c: DomainChain) -> AssetsDefinition:
+    @asset(
+        key=c.key("agreement_report"),
+        group_name=c.domain,
+        partitions_def=DAILY,
+        deps=[c.key("verdicts"), c.key("quarantine")],
+        description="Golden-agreement report: n/d with Wilson intervals, kappa, confusion matrix, wrong cases, checks, quarantine, honesty notes.",
+    )
+    def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
+                reports: ReportsResource) -> MaterializeResult:
+        day = context.partition_key
+        rows = c.records(warehouse.read_partition(c.table("verdicts"), day, c.verdict_json_columns))
+        quarantine = warehouse.read_partition(c.table("quarantine"), day)
+        golden_path = raw_files.golden_path(c.domain)
+        report = c.build_report(
+            rows,
+            c.load_golden(golden_path) if golden_path.is_file() else None,
+            checks=stored_checks(warehouse.read_partition(c.table("checks"), day, ("failing_ids",))),
+            quarantine=quarantine,
+            reconciliation=stored_reconciliation(c, warehouse, day, quarantine),
+            config=c.load_config(),
+            scope=f"{c.domain} · {day}",
+        )
+        md, folder = write_report(reports, c.domain, day, report)
+        agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
+        return MaterializeResult(
+            metadata={
+                "report": MetadataValue.md(md),
+                "report_path": MetadataValue.path(str(folder / "report.md")),
+                "html_path": MetadataValue.path(str(folder / "report.html")),
+                "verdict_agreement": agreement.format() if agreement else "no golden labels for this day",
+                "checks_passed": report.checks_passed,
+            }
+        )
+
+    return _report
