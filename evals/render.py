@@ -19,6 +19,13 @@ def md_cell(value) -> str:
     return " ".join(text.split())
 
 
+def md_table(headers: list[str], rows: list[list]) -> str:
+    """A Markdown table; every cell escaped."""
+    lines = ["| " + " | ".join(md_cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def _ratio_cells(m) -> tuple[str, str]:
     if m.ratio is None:
         return "—", "—"

@@ -3,6 +3,8 @@
     verdicts judge DOMAIN --input DIR --out VERDICTS.jsonl [--quarantine Q.jsonl] [--tags gold] [--day YYYY-MM-DD]
     verdicts validate DOMAIN --input DIR --verdicts VERDICTS.jsonl [--day YYYY-MM-DD]
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
+    verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
+    verdicts review persona --input DIR --out REVIEW.{jsonl,md}
     verdicts demo [--dagster-home DIR]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -68,6 +70,21 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--input", type=Path, help="the judged input folder: adds the automatic checks and quarantine")
     a.add_argument("--day", help="the verdicts cover only this day")
     a.set_defaults(func=cmd_agree)
+
+    c = sub.add_parser("compare", help="compare two prompt versions (persona)")
+    c.add_argument("domain", choices=domains.ALL_DOMAINS)
+    c.add_argument("--input", required=True, type=Path)
+    c.add_argument("--a", required=True, help="prompt version A (before), e.g. p12")
+    c.add_argument("--b", required=True, help="prompt version B (after), e.g. p13")
+    c.add_argument("--character", help="character code (default: the one character with turns in both versions)")
+    c.add_argument("--out", type=Path, help="also write the comparison here (.md or .json)")
+    c.set_defaults(func=cmd_compare)
+
+    r = sub.add_parser("review", help="write the review queue for a person (persona: users re-naming the settings)")
+    r.add_argument("domain", choices=domains.ALL_DOMAINS)
+    r.add_argument("--input", required=True, type=Path)
+    r.add_argument("--out", required=True, type=Path, help="REVIEW.jsonl (one item per line, blank reviewer columns) or REVIEW.md")
+    r.set_defaults(func=cmd_review)
 
     d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
     d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
@@ -175,6 +192,45 @@ def cmd_agree(args) -> int:
     print(f"report → {args.out}", file=sys.stderr)
     if agreement and agreement.ratio:
         print(f"  verdict agreement: {agreement.ratio.format()} ({agreement.status})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from evals.compare import render_comparison
+
+    domain = _domain(args.domain)
+    if domain.compare is None:
+        raise UsageError(f"compare is not defined for {args.domain}")
+    try:
+        result = _judge_input(domain, domain.compare, args.input, args.a, args.b, args.character)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    text = render_comparison(result)
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        if args.out.suffix.lower() == ".json":
+            args.out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+        else:
+            args.out.write_text(text, encoding="utf-8")
+    return EXIT_OK
+
+
+def cmd_review(args) -> int:
+    from rules.common.jsonl import write_jsonl
+
+    domain = _domain(args.domain)
+    if domain.review is None:
+        raise UsageError(f"review is not defined for {args.domain}")
+    queue, candidates, size = _judge_input(domain, domain.review, args.input)
+    if args.out.suffix.lower() == ".md":
+        from evals.persona import render_review_queue
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(render_review_queue(queue, candidates, size), encoding="utf-8")
+    else:
+        write_jsonl(args.out, queue.to_dict("records"))
+    print(f"review queue: {len(queue)} of {candidates} candidate items → {args.out}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -6,10 +6,10 @@ import os
 
 from dagster import Definitions, EnvVar
 
-from assets import live_pick
+from assets import live_pick, persona
 from assets.common.resources import ReportsResource
 from orchestration import environment
-from orchestration.jobs import nightly_job
+from orchestration.jobs import evaluation_job, nightly_job
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from orchestration.schedules import nightly_schedule
@@ -32,8 +32,8 @@ def resources_for(env: str) -> dict:
 
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
-        assets=[*live_pick.assets],
-        jobs=[nightly_job],
+        assets=[*live_pick.assets, *persona.assets],
+        jobs=[nightly_job, evaluation_job],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),
     )

@@ -1,4 +1,5 @@
-"""`verdicts demo`: the nightly job, in-process, on every day of the sample data."""
+"""`verdicts demo`: the nightly job, in-process, on every day of the sample data, then the
+cross-day evaluation (persona prompt comparison and review queue)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,33 @@ from pathlib import Path
 from orchestration import environment
 from orchestration.instance import prepare_home
 
-
 # The run's event log stays complete in the instance; the terminal only shows problems.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
+EVENT_DATASETS = {"live_pick": ("live_chat", "sent_at", "verdict"), "persona": ("turns", "created_at", "persona_code")}
+"""Per domain: the dataset whose time field decides the day, and the verdict column."""
+
 
 def sample_days() -> list[str]:
-    """Days (Asia/Seoul) that the sample live chat covers."""
+    """Days (Asia/Seoul) that the sample data covers, over every domain."""
     from rules.common.days import line_days
     from rules.common.jsonl import dataset_path, read_raw
-    from rules.live_pick.config import load_config
 
-    raw = read_raw(dataset_path(environment.raw_dir() / "live_pick", "live_chat"), "live_chat")
-    return sorted(set(line_days(raw, "sent_at", load_config().timezone)))
+    days: set[str] = set()
+    for domain, (dataset, time_field, _) in EVENT_DATASETS.items():
+        path = dataset_path(environment.raw_dir() / domain, dataset)
+        if path.is_file():
+            days |= set(line_days(read_raw(path, dataset), time_field, "Asia/Seoul"))
+    return sorted(days)
+
+
+def _failed(result) -> bool:
+    if result.success:
+        return False
+    for event in result.all_events:
+        if event.is_failure:
+            print(f"  {event.message}", file=sys.stderr)
+    return True
 
 
 def run_demo(dagster_home: Path | None = None) -> int:
@@ -34,27 +49,34 @@ def run_demo(dagster_home: Path | None = None) -> int:
     from orchestration.resources.warehouse import WarehouseResource
 
     instance = DagsterInstance.get()
-    job = defs.resolve_job_def("nightly")
     warehouse = WarehouseResource(url=environment.warehouse_url())
+    reports = environment.reports_dir()
     failed = 0
     print(f"Dagster home: {home}")
     print(f"warehouse:    {_redact(environment.warehouse_url())}")
+    nightly = defs.resolve_job_def("nightly")
     for day in sample_days():
-        result = job.execute_in_process(
-            partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET
-        )
-        status = "succeeded" if result.success else "FAILED"
-        failed += not result.success
-        print(f"\n{day}: run {result.run_id[:8]} {status}")
-        if not result.success:
-            for event in result.all_events:
-                if event.is_failure:
-                    print(f"  {event.message}", file=sys.stderr)
+        result = nightly.execute_in_process(partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET)
+        print(f"\n{day}: nightly run {result.run_id[:8]} {'succeeded' if result.success else 'FAILED'}")
+        if _failed(result):
+            failed += 1
             continue
-        verdicts = warehouse.read_partition("live_pick_verdicts", day)
-        for verdict, n in verdicts["verdict"].value_counts().items():
-            print(f"  {n:5d}  {verdict}")
-        print(f"  report: {environment.reports_dir() / 'live_pick' / day / 'report.md'}")
+        for domain, (_, _, column) in EVENT_DATASETS.items():
+            verdicts = warehouse.read_partition(f"{domain}_verdicts", day)
+            if verdicts.empty:
+                continue
+            print(f"  {domain}: {len(verdicts)} verdicts")
+            for verdict, n in verdicts[column].value_counts().items():
+                print(f"    {n:5d}  {verdict}")
+            print(f"    report: {reports / domain / day / 'report.md'}")
+    result = defs.resolve_job_def("evaluation").execute_in_process(instance=instance, raise_on_error=False, run_config=QUIET)
+    print(f"\nevaluation run {result.run_id[:8]} {'succeeded' if result.success else 'FAILED'}")
+    if _failed(result):
+        failed += 1
+    else:
+        for path in sorted((reports / "persona" / "comparison").glob("*.md")):
+            print(f"  prompt comparison: {path}")
+        print(f"  review queue:      {reports / 'persona' / 'review' / 'review_queue.md'}")
     print(f"\nOpen the UI on these runs: DAGSTER_HOME={home} dagster dev")
     return 1 if failed else 0
 

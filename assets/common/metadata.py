@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from evals.render import md_cell
+from evals.render import md_table
 
-
-def md_table(headers: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+__all__ = ["counts_table", "md_table"]
 
 
 def counts_table(counts: dict[str, int], key: str = "verdict", value: str = "rows") -> str:

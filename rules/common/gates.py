@@ -133,6 +133,11 @@ class Screen:
         )
 
 
+def int_or_none(series: pd.Series) -> pd.Series:
+    """Python ints with None for missing values (pandas would turn the mix into floats)."""
+    return pd.Series([None if v is None or v is pd.NA or v != v else int(v) for v in series], index=series.index, dtype=object)
+
+
 def screen(
     raw: pd.DataFrame,
     dataset: str,
@@ -146,7 +151,7 @@ def screen(
     s.schema(check)
     s.expand(columns)
     for col in integer_columns:  # JSON Schema's integers accept 5000.0; rules see 5000
-        s.rows[col] = s.rows[col].map(lambda v: None if v is None else int(v))
+        s.rows[col] = int_or_none(s.rows[col])
     s.ids()
     return s
 

@@ -1,0 +1,132 @@
+"""persona as Dagster assets: the shared daily chain, plus the prompt-version comparison and
+the review queue, which look across every judged day."""
+
+import json
+
+import pandas as pd
+from dagster import Config, MaterializeResult, MetadataValue, asset
+
+from assets.common.chain import DomainChain, build_assets, numbered_checks
+from assets.common.metadata import md_table
+from assets.common.resources import ReportsResource
+from evals.compare import compare_versions, render_comparison
+from evals.persona import build_report, load_golden, render_review_queue
+from orchestration.resources.warehouse import WarehouseResource
+from rules.persona import verdicts as V
+from rules.persona.checks import run_checks
+from rules.persona.config import load_config
+from rules.persona.engine import OUTPUT_COLUMNS, judge, records
+from rules.persona.expectations import EXPECTATIONS
+from rules.persona.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, restore_turns, stored_columns
+from rules.persona.review import candidate_count, review_queue
+from schemas import required_columns
+from schemas.persona import DOMAIN, INPUT_DATASETS
+
+
+def _preview(rows: list[dict]) -> str:
+    shown = [[r["turn_no"], r["persona_code"], r["summary"]] for r in rows if r["persona_code"] != V.CONSISTENT][:30]
+    return md_table(["turn_no", "persona_code", "summary"], shown) if shown else ""
+
+
+CHAIN = DomainChain(
+    domain=DOMAIN,
+    datasets=INPUT_DATASETS,
+    id_fields=ID_FIELDS,
+    time_fields=TIME_FIELDS,
+    required=lambda d: required_columns(DOMAIN, d),
+    load_config=load_config,
+    normalise=normalise,
+    stored_columns=stored_columns,
+    json_columns=(),
+    restore=restore,
+    judge=lambda t, cfg: judge(t["turns"], t["profiles"], cfg),
+    records=records,
+    output_columns=OUTPUT_COLUMNS,
+    verdict_json_columns=("evidence",),
+    verdict_key="persona_code",
+    verdict_order=V.ORDER,
+    run_checks=run_checks,
+    check_titles=numbered_checks([
+        "persona_code enum", "required fields filled", "stated_age within 0–120", "evidence fields are columns",
+        "evidence values equal rows", "forbidden topic_tag gives forbidden_topic", "polite Korean summary",
+    ]),
+    blocking_checks=frozenset({"schema", "recompute"}),
+    expectations=EXPECTATIONS,
+    load_golden=load_golden,
+    build_report=build_report,
+    verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
+    preview=_preview,
+)
+
+
+def _all_turns_with_codes(warehouse: WarehouseResource) -> pd.DataFrame:
+    """Every judged turn of every materialised day, with its code."""
+    with warehouse.engine.connect() as conn:
+        turns = pd.read_sql_table(CHAIN.table("turns"), conn)
+        verdicts = pd.read_sql_table(CHAIN.table("verdicts"), conn, columns=["turn_no", "persona_code", "summary"])
+    turns = restore_turns(turns.drop(columns=["partition_key"]), load_config())
+    return turns.merge(verdicts, on="turn_no", how="inner")
+
+
+class ComparisonConfig(Config):
+    a: str = ""
+    """Prompt version A; default: the second newest version seen."""
+    b: str = ""
+    """Prompt version B; default: the newest version seen."""
+    character_code: str = ""
+    """Limit to one character; default: the character(s) with turns in both versions."""
+
+
+@asset(
+    key=CHAIN.key("prompt_comparison"),
+    group_name=DOMAIN,
+    deps=[CHAIN.key("verdicts"), CHAIN.key("turns")],
+    description="Inconsistency rate of prompt version A vs B (Wilson intervals, McNemar on scenario pairs or Fisher), and which codes moved. Reads every judged day.",
+)
+def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseResource, reports: ReportsResource) -> MaterializeResult:
+    frame = _all_turns_with_codes(warehouse)
+    versions = sorted(frame["prompt_ver"].dropna().unique())
+    if len(versions) < 2 and not (config.a and config.b):
+        raise ValueError(f"need two prompt versions to compare; judged turns have {versions}")
+    a, b = config.a or versions[-2], config.b or versions[-1]
+    frame["character_code"] = frame["character_code_raw"].str.strip()
+    if config.character_code:
+        frame = frame[frame["character_code"] == config.character_code]
+    else:
+        both = set(frame.loc[frame["prompt_ver"] == a, "character_code"]) & set(frame.loc[frame["prompt_ver"] == b, "character_code"])
+        frame = frame[frame["character_code"].isin(both)]
+    scope = f"{config.character_code or ', '.join(sorted(frame['character_code'].unique()))} · {a} vs {b}"
+    result = compare_versions(frame, a, b, inconsistent=V.INCONSISTENT, excluded=V.EXCLUDED, scope=scope)
+    md = render_comparison(result)
+    folder = reports.folder(DOMAIN, "comparison")
+    (folder / f"{a}_vs_{b}.md").write_text(md, encoding="utf-8")
+    (folder / f"{a}_vs_{b}.json").write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    return MaterializeResult(metadata={
+        "comparison": MetadataValue.md(md),
+        "rate_a": result.rate_a.format(), "rate_b": result.rate_b.format(),
+        "test": result.test, "p_value": result.p_value if result.p_value is not None else "—",
+        "path": MetadataValue.path(str(folder / f"{a}_vs_{b}.md")),
+    })
+
+
+@asset(
+    key=CHAIN.key("review_queue"),
+    group_name=DOMAIN,
+    deps=[CHAIN.key("verdicts"), CHAIN.key("turns")],
+    description="A reproducible sample of turns where the user re-named the character's settings, for a person to judge.",
+)
+def persona_review_queue(warehouse: WarehouseResource, reports: ReportsResource) -> MaterializeResult:
+    config = load_config()
+    frame = _all_turns_with_codes(warehouse)
+    queue = review_queue(frame, config)
+    folder = reports.folder(DOMAIN, "review")
+    with (folder / "review_queue.jsonl").open("w", encoding="utf-8") as fh:
+        for row in queue.to_dict("records"):
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    md = render_review_queue(queue, candidate_count(frame, config), config.review.sample_size)
+    (folder / "review_queue.md").write_text(md, encoding="utf-8")
+    return MaterializeResult(metadata={"queue": MetadataValue.md(md), "items": len(queue),
+                                       "path": MetadataValue.path(str(folder / "review_queue.jsonl"))})
+
+
+assets = [*build_assets(CHAIN), persona_prompt_comparison, persona_review_queue]

@@ -1,0 +1,109 @@
+"""The §3 rules, vectorised over whole tables: one merge, then one mask per rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from rules.common.gates import int_or_none, trim
+from rules.persona import verdicts as V
+from rules.persona.config import PersonaConfig
+from rules.persona.explain import explain
+
+OUTPUT_COLUMNS = ["check_id", "turn_no", "profile_no", "persona_code", "evidence", "summary", "hedge"]
+
+
+def judge(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
+    """One verdict row per turn (output-schema columns), in time order."""
+    if turns.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+    f = features(turns, profiles)
+    masks = {
+        V.PROFILE_UNMAPPED: profile_unmapped(f),
+        V.REPLY_EMPTY: reply_empty(f),
+        V.FORBIDDEN_TOPIC: forbidden_topic(f, config),
+        V.AGE_CONFLICT: age_conflict(f, config),
+        V.JOB_CONFLICT: job_conflict(f, config),
+    }
+    f["persona_code"] = np.select([masks[c].to_numpy(dtype=bool) for c in V.RULE_ORDER[:-1]], V.RULE_ORDER[:-1], V.CONSISTENT)
+    f["minor_topic"] = minor_restricted(f, config) & ~forbidden_direct(f)
+    f["avoided"] = avoided_forbidden(f)
+    f["check_id"] = "pk_" + f["turn_no"]
+    f["evidence"], f["summary"], f["hedge"] = explain(f, config)
+    f = f.sort_values(["created_at_ns", "turn_no"], kind="stable")
+    return f[OUTPUT_COLUMNS].reset_index(drop=True)
+
+
+def _clean(series: pd.Series) -> pd.Series:
+    """Trimmed text; blank or missing → None."""
+    return series.map(lambda v: (trim(v) or None) if isinstance(v, str) else None)
+
+
+def features(turns: pd.DataFrame, profiles: pd.DataFrame) -> pd.DataFrame:
+    f = turns.reset_index(drop=True).copy()
+    f["character_code"] = f["character_code_raw"].map(trim)
+    prof = profiles.rename(columns={c: f"profile_{c}" for c in ("age", "job", "forbidden_topic", "character_name", "note", "file", "line")})
+    keep = ["character_code", "profile_no", "profile_age", "profile_job", "profile_forbidden_topic", "profile_character_name"]
+    f = f.merge(prof[keep], on="character_code", how="left", validate="many_to_one")
+    f["topic"] = _clean(f["topic_tag"])
+    f["user_topic"] = _clean(f["user_topic_tag"])
+    f["forbidden"] = _clean(f["profile_forbidden_topic"])
+    f["job"] = _clean(f["profile_job"])
+    f["stated_job_clean"] = _clean(f["stated_job"])
+    f["age"] = int_or_none(f["profile_age"])
+    f["stated_age"] = int_or_none(f["stated_age"])
+    return f
+
+
+# -- the rules, in order ---------------------------------------------------------------
+
+
+def profile_unmapped(f: pd.DataFrame) -> pd.Series:
+    return f["profile_no"].isna()
+
+
+def reply_empty(f: pd.DataFrame) -> pd.Series:
+    return f["reply_text"].map(lambda v: not isinstance(v, str) or not v.strip())
+
+
+def forbidden_direct(f: pd.DataFrame) -> pd.Series:
+    return f["topic"].notna() & f["forbidden"].notna() & (f["topic"] == f["forbidden"])
+
+
+def minor_restricted(f: pd.DataFrame, config: PersonaConfig) -> pd.Series:
+    minor = f["age"].map(lambda a: a is not None and a < config.adult_age)
+    return minor & f["topic"].isin(config.age_restricted_topics)
+
+
+def forbidden_topic(f: pd.DataFrame, config: PersonaConfig) -> pd.Series:
+    return forbidden_direct(f) | minor_restricted(f, config)
+
+
+def age_conflict(f: pd.DataFrame, config: PersonaConfig) -> pd.Series:
+    stated = f["stated_age"].notna()
+    known = f["age"].notna()
+    differs = stated & known & (f["stated_age"].astype(object) != f["age"])
+    unfilled = stated & ~known & (config.null_field_policy.age == "conflict")
+    return differs | unfilled
+
+
+def job_conflict(f: pd.DataFrame, config: PersonaConfig) -> pd.Series:
+    stated = f["stated_job_clean"].notna()
+    known = f["job"].notna()
+    differs = stated & known & (f["stated_job_clean"] != f["job"])
+    unfilled = stated & ~known & (config.null_field_policy.job == "conflict")
+    return differs | unfilled
+
+
+def avoided_forbidden(f: pd.DataFrame) -> pd.Series:
+    """Asked for the forbidden topic, answered something else."""
+    return f["forbidden"].notna() & (f["user_topic"] == f["forbidden"]) & (f["topic"] != f["forbidden"])
+
+
+def records(verdicts: pd.DataFrame) -> list[dict]:
+    out = []
+    for r in verdicts[OUTPUT_COLUMNS].to_dict("records"):
+        r["profile_no"] = None if pd.isna(r["profile_no"]) else r["profile_no"]
+        r["hedge"] = None if r["hedge"] is None or (isinstance(r["hedge"], float) and pd.isna(r["hedge"])) else r["hedge"]
+        out.append(r)
+    return out

@@ -1,0 +1,88 @@
+"""Gates of the persona datasets: raw lines → normalised tables + quarantine.
+
+Profiles are screened first: a profile that fails its checks is absent, so its character's
+turns are judged `profile_unmapped` rather than against a broken profile.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rules.common import timestamps
+from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, MISSING_ID, Normalised, empty_quarantine, int_or_none, screen, trim
+from rules.common.jsonl import dataset_path, read_raw
+from rules.persona.config import PersonaConfig
+from schemas import columns, required_columns, row_checker
+from schemas.persona import DOMAIN, INPUT_DATASETS
+
+ID_FIELDS = {"profiles": "profile_no", "turns": "turn_no"}
+INTEGER_COLUMNS = {"profiles": ("age",), "turns": ("stated_age",)}
+TIME_FIELDS = {"turns": "created_at"}
+
+
+def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
+    return {
+        name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS
+    }
+
+
+def _screen(raw: dict[str, pd.DataFrame], name: str):
+    return screen(raw[name], name, ID_FIELDS[name], row_checker(DOMAIN, name), columns(DOMAIN, name), INTEGER_COLUMNS[name])
+
+
+def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised:
+    prof_s = _screen(raw, "profiles")
+    p = prof_s.rows
+    p["character_code"] = p["character_code"].map(trim)
+    prof_s.reject(p["character_code"].eq(""), MISSING_ID, "character_code is empty")
+    p = prof_s.rows
+    dup = p["character_code"].duplicated(keep="first")
+    first = p.drop_duplicates("character_code").set_index("character_code")["line"]
+    prof_s.reject(dup, DUPLICATE_ID, p.loc[dup, "character_code"].map(lambda c: f"character_code '{c}' repeats the profile on line {first[c]}"))
+
+    turn_s = _screen(raw, "turns")
+    t = turn_s.rows
+    stamps = t["created_at"].map(lambda v: timestamps.parse(v, config.timezone))
+    bad = stamps.isna()
+    turn_s.reject(bad, BAD_TIMESTAMP, t.loc[bad, "created_at"].map(lambda v: f"created_at '{v}' is not ISO-8601"))
+    t = turn_s.rows
+    t["created_at_ns"] = pd.array([s.ns for s in stamps[t.index]], dtype="int64")
+
+    screens = {"profiles": prof_s, "turns": turn_s}
+    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
+    return Normalised(
+        tables={name: screens[name].accepted() for name in INPUT_DATASETS},
+        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
+        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
+    )
+
+
+def stored_columns(dataset: str) -> list[str]:
+    return ["file", "line", *columns(DOMAIN, dataset)]
+
+
+def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            frame[col] = frame[col].where(frame[col].notna(), None)
+    return frame
+
+
+def restore_turns(turns: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
+    """Re-derive instants and integer types after storage (nullable ints come back as float)."""
+    turns = turns.copy()
+    turns["stated_age"] = int_or_none(turns["stated_age"])
+    turns["created_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in turns["created_at"]], dtype="int64")
+    return _nulls(turns)
+
+
+def restore(tables: dict[str, pd.DataFrame], config: PersonaConfig) -> dict[str, pd.DataFrame]:
+    profiles = tables["profiles"].copy()
+    profiles["age"] = int_or_none(profiles["age"])
+    return {"profiles": _nulls(profiles), "turns": restore_turns(tables["turns"], config)}
+
+
+def load_dir(input_dir: str | Path, config: PersonaConfig) -> Normalised:
+    return normalise(read_input_dir(input_dir), config)
