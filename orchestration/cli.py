@@ -96,7 +96,7 @@ def _domain(name: str) -> domains.Domain:
     try:
         return domains.get(name)
     except KeyError:
-        available = ", ".join(domains.FACTORIES)
+        available = ", ".join(domains.AVAILABLE)
         raise UsageError(f"domain '{name}' is not available in this version (available: {available})") from None
 
 
