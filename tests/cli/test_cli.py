@@ -236,12 +236,21 @@ def test_explicit_gold_tags_equal_the_default(tmp_path, judged):
 
 
 @pytest.mark.parametrize("command", ["judge", "validate"])
-def test_domain_not_available_exits_2_with_a_clear_message(tmp_path, command):
+def test_domain_not_available_exits_2_with_a_clear_message(tmp_path, command, monkeypatch):
+    from orchestration import domains
+
+    monkeypatch.setattr(domains, "AVAILABLE", ("live_pick",))
     extra = ["--out", tmp_path / "v.jsonl"] if command == "judge" else ["--verdicts", SAMPLE / "golden.jsonl"]
     code, _, stderr = run(command, "persona", "--input", SAMPLE, *extra)
     assert code == 2
     assert "persona" in stderr and "not available" in stderr and "live_pick" in stderr
     assert "Traceback" not in stderr
+
+
+def test_another_domains_folder_exits_2_naming_the_missing_file(tmp_path):
+    code, _, stderr = run("judge", "persona", "--input", SAMPLE, "--out", tmp_path / "v.jsonl")
+    assert code == 2
+    assert "profiles.jsonl" in stderr and "file not found" in stderr and "Traceback" not in stderr
 
 
 def test_unknown_domain_name_exits_2(tmp_path):
