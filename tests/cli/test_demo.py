@@ -1,4 +1,4 @@
-"""`verdicts demo`: the nightly job on the sample data with embedded storage, as the README runs it."""
+"""`verdicts demo`: the nightly job on every sample day, then the cross-day evaluation, with embedded storage."""
 
 from __future__ import annotations
 
@@ -18,11 +18,18 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    for day, picks in (("2026-09-08", 23), ("2026-09-09", 14)):
-        report = tmp_path / "home" / "reports" / "live_pick" / day / "report.md"
+    for domain, day, line in (
+        ("live_pick", "2026-09-08", f"{23:5d}  지금 답변할 질문"),
+        ("live_pick", "2026-09-09", f"{14:5d}  지금 답변할 질문"),
+        ("persona", "2026-10-05", f"{169:5d}  consistent"),
+        ("persona", "2026-10-06", f"{185:5d}  consistent"),
+    ):
+        report = tmp_path / "home" / "reports" / domain / day / "report.md"
         assert f"report: {report}" in out.stdout
         assert report.is_file() and "판정 일치" in report.read_text(encoding="utf-8")
-        assert f"{picks:5d}  지금 답변할 질문" in out.stdout
+        assert line in out.stdout
+    comparison = tmp_path / "home" / "reports" / "persona" / "comparison" / "p12_vs_p13.md"
+    assert f"prompt comparison: {comparison}" in out.stdout and "McNemar" in comparison.read_text(encoding="utf-8")
     home = tmp_path / "home" / "dagster_home"
     assert (home / "dagster.yaml").is_file()
     assert f"DAGSTER_HOME={home}" in out.stdout
@@ -31,4 +38,4 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
         [sys.executable, "-c", "from dagster import DagsterInstance; print(len(DagsterInstance.get().get_runs()))"],
         env={**env, "DAGSTER_HOME": str(home)}, capture_output=True, text=True, timeout=120,
     )
-    assert runs.stdout.strip() == "2", runs.stderr
+    assert runs.stdout.strip() == "6", runs.stderr  # five sample days and the evaluation run
