@@ -10,7 +10,7 @@ from rules.live_pick.engine import OUTPUT_COLUMNS, judge, records
 from rules.live_pick.expectations import EXPECTATIONS
 from rules.live_pick.normalise import ID_FIELDS, JSON_COLUMNS, normalise, restore, stored_columns
 from schemas import required_columns
-from schemas.live_pick import DOMAIN, INPUT_DATASETS
+from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
 
 def _preview(rows: list[dict]) -> str:
@@ -35,6 +35,7 @@ CHAIN = DomainChain(
     output_columns=OUTPUT_COLUMNS,
     verdict_json_columns=("evidence",),
     verdict_key="verdict",
+    output_schema=OUTPUT,
     verdict_order=V.ORDER,
     run_checks=run_checks,
     check_titles=numbered_checks([

@@ -20,7 +20,7 @@ from rules.persona.expectations import EXPECTATIONS
 from rules.persona.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, restore_turns, stored_columns
 from rules.persona.review import candidate_count, review_queue
 from schemas import required_columns
-from schemas.persona import DOMAIN, INPUT_DATASETS
+from schemas.persona import DOMAIN, INPUT_DATASETS, OUTPUT
 
 
 def _preview(rows: list[dict]) -> str:
@@ -44,6 +44,7 @@ CHAIN = DomainChain(
     output_columns=OUTPUT_COLUMNS,
     verdict_json_columns=("evidence",),
     verdict_key="persona_code",
+    output_schema=OUTPUT,
     verdict_order=V.ORDER,
     run_checks=run_checks,
     check_titles=numbered_checks([
@@ -61,10 +62,8 @@ CHAIN = DomainChain(
 
 def _all_turns_with_codes(warehouse: WarehouseResource) -> pd.DataFrame:
     """Every judged turn of every materialised day, with its code."""
-    with warehouse.engine.connect() as conn:
-        turns = pd.read_sql_table(CHAIN.table("turns"), conn)
-        verdicts = pd.read_sql_table(CHAIN.table("verdicts"), conn, columns=["turn_no", "persona_code", "summary"])
-    turns = restore_turns(turns.drop(columns=["partition_key"]), load_config())
+    turns = restore_turns(warehouse.read_table(CHAIN.table("turns")), load_config())
+    verdicts = warehouse.read_table(CHAIN.table("verdicts"), ["turn_no", "persona_code", "summary"])
     return turns.merge(verdicts, on="turn_no", how="inner")
 
 

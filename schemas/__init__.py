@@ -41,6 +41,20 @@ def columns(domain: str, name: str) -> tuple[str, ...]:
     return tuple(load_schema(domain, name)["properties"])
 
 
+_KINDS = {"integer": "integer", "number": "float", "boolean": "boolean", "array": "json", "object": "json", "string": "text"}
+
+
+def column_kinds(domain: str, name: str) -> dict[str, str]:
+    """Storage kind of each column (integer, float, boolean, json, text) from its JSON type."""
+    out = {}
+    for col, spec in load_schema(domain, name)["properties"].items():
+        types = spec.get("type", "string")
+        types = [t for t in (types if isinstance(types, list) else [types]) if t != "null"]
+        kinds = {_KINDS.get(t, "text") for t in types}
+        out[col] = kinds.pop() if len(kinds) == 1 else ("json" if "json" in kinds else "text")
+    return out
+
+
 def required_columns(domain: str, name: str) -> tuple[str, ...]:
     return tuple(load_schema(domain, name).get("required", ()))
 

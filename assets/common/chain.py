@@ -35,6 +35,10 @@ from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from rules.common.checks import CheckResult
 from rules.common.gates import QUARANTINE_COLUMNS, Normalised, reconcile
+from schemas import column_kinds
+
+RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text"}
+"""Columns every raw and quarantine table has."""
 
 
 @dataclass
@@ -59,6 +63,8 @@ class DomainChain:
     verdict_json_columns: tuple[str, ...]
     verdict_key: str
     """The column holding the verdict ("verdict" or "persona_code")."""
+    output_schema: str
+    """Name of the output JSON Schema in schemas/<domain>/ (column types of the verdict table)."""
     verdict_order: tuple[str, ...]
     run_checks: Callable[[Normalised, list, Any], list[CheckResult]]
     check_titles: list[tuple[str, str]]
@@ -106,7 +112,7 @@ def _raw_asset(c: DomainChain, dataset: str) -> AssetsDefinition:
     def _raw(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource) -> MaterializeResult:
         day = context.partition_key
         raw = raw_files.read_partition(c.domain, dataset, day, c.time_fields.get(dataset), c.required(dataset))
-        n = warehouse.replace_partition(c.raw_table(dataset), day, raw)
+        n = warehouse.replace_partition(c.raw_table(dataset), day, raw, index_columns=("line",), kinds=RAW_KINDS)
         files = sorted(raw["file"].unique()) if n else []
         return MaterializeResult(metadata={"rows": n, "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
 
@@ -145,8 +151,11 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
             quarantine.append(q)
         q_frame = pd.concat([q for q in quarantine if not q.empty] or [norm.quarantine], ignore_index=True)
         for d in c.datasets:
-            warehouse.replace_partition(c.table(d), day, norm.tables[d][c.stored_columns(d)], c.json_columns)
-        warehouse.replace_partition(c.table("quarantine"), day, q_frame[QUARANTINE_COLUMNS])
+            warehouse.replace_partition(c.table(d), day, norm.tables[d][c.stored_columns(d)], c.json_columns,
+                                        time_columns=(c.time_fields[d],) if d in c.time_fields else (),
+                                        index_columns=(c.id_fields[d],), kinds={**RAW_KINDS, **column_kinds(c.domain, d)})
+        warehouse.replace_partition(c.table("quarantine"), day, q_frame[QUARANTINE_COLUMNS], index_columns=("dataset", "id"),
+                                    kinds=RAW_KINDS)
 
         # Reconcile what is stored, not what was meant to be stored.
         stored_q = warehouse.read_partition(c.table("quarantine"), day)
@@ -207,9 +216,11 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
         tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
         verdicts = c.judge(tables, config)
         rows = c.records(verdicts)
-        warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns)
+        warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns,
+                                    index_columns=(c.output_columns[0],), kinds=column_kinds(c.domain, c.output_schema))
         results = c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config)
-        warehouse.replace_partition(c.table("checks"), day, pd.DataFrame([r.to_dict() for r in results]), ("failing_ids",))
+        warehouse.replace_partition(c.table("checks"), day, pd.DataFrame([r.to_dict() for r in results]), ("failing_ids",),
+                                    kinds={"passed": "boolean"})
         counts = {v: int((verdicts[c.verdict_key] == v).sum()) for v in c.verdict_order}
         return MaterializeResult(
             metadata={"rows": len(rows), "verdicts": MetadataValue.md(counts_table(counts)),

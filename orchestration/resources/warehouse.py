@@ -1,28 +1,39 @@
 """The warehouse: every table of every domain, one SQLAlchemy URL away.
 
-SQLite by default (no server); PostgreSQL when `WAREHOUSE_URL` says so. Tables carry a
-`partition_key` column, and writing a partition replaces it inside one transaction, so a
-re-run never duplicates rows and a failed write leaves the previous rows in place.
+SQLite by default (no server); PostgreSQL when `WAREHOUSE_URL` says so
+(`postgresql+psycopg://…` or `postgresql+psycopg2://…`). Tables carry a `partition_key`
+column; writing a partition deletes and inserts inside one transaction, so a re-run never
+duplicates rows and a write that fails half-way leaves the previous rows in place.
+
+Types are chosen per column: integers, booleans, floats, timestamps with time zone (a
+`<field>_utc` column beside each event time, whose text keeps the input's form), JSONB for
+lists and maps on PostgreSQL (JSON text on SQLite). PostgreSQL bulk loads use COPY.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
+from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 
 import pandas as pd
 import sqlalchemy as sa
 from dagster import ConfigurableResource
 from pydantic import Field
+from sqlalchemy.dialects.postgresql import JSONB
+
+from rules.common import timestamps
 
 PARTITION_COLUMN = "partition_key"
+UTC_SUFFIX = "_utc"
 
 
 @lru_cache(maxsize=8)
 def _engine(url: str) -> sa.Engine:
     if url.startswith("sqlite"):
-        from pathlib import Path
-
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -36,29 +47,133 @@ def _engine(url: str) -> sa.Engine:
     return sa.create_engine(url, pool_pre_ping=True)
 
 
-class WarehouseResource(ConfigurableResource):
-    """Partitioned tables in a SQL database (list and map cells stored as JSON)."""
+_KIND_TYPES = {"integer": sa.BigInteger, "float": sa.Float, "boolean": sa.Boolean, "text": sa.Text}
 
-    url: str = Field(description="SQLAlchemy URL, e.g. sqlite:///var/warehouse.sqlite or postgresql+psycopg2://…")
+
+def _column_type(series: pd.Series, is_json: bool, postgres: bool, kind: str | None = None):
+    if is_json or kind == "json":
+        return JSONB() if postgres else sa.Text()
+    if kind in _KIND_TYPES:
+        return _KIND_TYPES[kind]()
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return sa.DateTime(timezone=True)
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return sa.Boolean()
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return sa.BigInteger()
+    if pd.api.types.is_float_dtype(series.dtype):
+        return sa.Float()
+    values = [v for v in series if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if values and all(isinstance(v, bool) for v in values):
+        return sa.Boolean()
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return sa.BigInteger()  # nullable integers kept as Python objects
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return sa.Float()
+    return sa.Text()
+
+
+def _copy_literal(value) -> str:
+    """One CSV field for PostgreSQL COPY: NULL unquoted, everything else quoted."""
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
+        return r"\N"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (datetime, pd.Timestamp)):
+        return '"' + value.isoformat() + '"'
+    if hasattr(value, "item"):
+        value = value.item()
+    return '"' + str(value).replace('"', '""') + '"'
+
+
+class WarehouseResource(ConfigurableResource):
+    """Partitioned tables in a SQL database."""
+
+    url: str = Field(description="SQLAlchemy URL, e.g. sqlite:///var/warehouse.sqlite or postgresql+psycopg://user@host/db")
+    timezone: str = Field("Asia/Seoul", description="Timezone of timestamps written without an offset")
 
     @property
     def engine(self) -> sa.Engine:
         return _engine(self.url)
 
+    @property
+    def is_postgres(self) -> bool:
+        return self.engine.dialect.name == "postgresql"
+
     def replace_partition(
-        self, table: str, partition_key: str, frame: pd.DataFrame, json_columns: tuple[str, ...] = ()
+        self,
+        table: str,
+        partition_key: str,
+        frame: pd.DataFrame,
+        json_columns: tuple[str, ...] = (),
+        time_columns: tuple[str, ...] = (),
+        index_columns: tuple[str, ...] = (),
+        kinds: dict[str, str] | None = None,
     ) -> int:
-        """Replace one partition's rows of `table` with `frame`, atomically."""
+        """Replace one partition's rows of `table` with `frame`, atomically.
+
+        `kinds` (integer, float, boolean, json, text per column) fixes column types when the
+        table is created, even from an empty partition; other columns are typed from the data.
+        """
+        kinds = kinds or {}
+        json_columns = tuple(sorted({*json_columns, *(c for c, k in kinds.items() if k == "json")}))
         out = frame.copy()
         for col in json_columns:
             if col in out.columns:
                 out[col] = out[col].map(lambda v: None if v is None else json.dumps(v, ensure_ascii=False))
+        for col in time_columns:
+            if col in out.columns:
+                out[col + UTC_SUFFIX] = pd.to_datetime(
+                    [self._ns(v) for v in out[col]], unit="ns", utc=True
+                ) if len(out) else pd.Series(dtype="datetime64[ns, UTC]")
         out.insert(0, PARTITION_COLUMN, partition_key)
         with self.engine.begin() as conn:
-            if sa.inspect(conn).has_table(table):
-                conn.execute(sa.text(f'DELETE FROM "{table}" WHERE {PARTITION_COLUMN} = :p'), {"p": partition_key})
-            out.to_sql(table, conn, if_exists="append", index=False, chunksize=5_000)
+            target = self._ensure_table(conn, table, out, json_columns, index_columns, kinds)
+            conn.execute(sa.delete(target).where(target.c[PARTITION_COLUMN] == partition_key))
+            if len(out):
+                if self.is_postgres:
+                    self._copy(conn, table, out)
+                else:
+                    records = out.astype(object).where(out.notna(), None).to_dict("records")
+                    conn.execute(target.insert(), records)
         return len(out)
+
+    def _ns(self, text):
+        stamp = timestamps.parse(text, self.timezone)
+        return None if stamp is None else stamp.ns
+
+    def _ensure_table(self, conn, table: str, frame: pd.DataFrame, json_columns, index_columns, kinds) -> sa.Table:
+        metadata = sa.MetaData()
+        inspector = sa.inspect(conn)
+        if inspector.has_table(table):
+            existing = {c["name"] for c in inspector.get_columns(table)}
+            for col in frame.columns:
+                if col not in existing:  # a column added since the table was made
+                    ddl_type = _column_type(frame[col], col in json_columns, self.is_postgres, kinds.get(col)).compile(dialect=conn.dialect)
+                    conn.execute(sa.text(f'ALTER TABLE "{table}" ADD COLUMN "{col}" {ddl_type}'))
+            return sa.Table(table, metadata, autoload_with=conn)
+        cols = [sa.Column(c, _column_type(frame[c], c in json_columns, self.is_postgres, kinds.get(c))) for c in frame.columns]
+        target = sa.Table(table, metadata, *cols)
+        for col in (PARTITION_COLUMN, *index_columns):
+            if col in frame.columns:
+                sa.Index(f"ix_{table}_{col}", target.c[col])
+        metadata.create_all(conn)
+        return target
+
+    def _copy(self, conn, table: str, frame: pd.DataFrame) -> None:
+        buf = io.StringIO()
+        for row in frame.itertuples(index=False, name=None):
+            buf.write(",".join(_copy_literal(v) for v in row) + "\n")
+        columns = ", ".join(f'"{c}"' for c in frame.columns)
+        sql = f'COPY "{table}" ({columns}) FROM STDIN WITH (FORMAT csv, NULL \'\\N\')'
+        raw = conn.connection.driver_connection
+        with raw.cursor() as cur:
+            if hasattr(cur, "copy_expert"):  # psycopg2
+                buf.seek(0)
+                cur.copy_expert(sql, buf)
+            else:  # psycopg 3
+                with cur.copy(sql) as copy:
+                    copy.write(buf.getvalue())
 
     def read_partition(self, table: str, partition_key: str, json_columns: tuple[str, ...] = ()) -> pd.DataFrame:
         with self.engine.connect() as conn:
@@ -67,11 +182,17 @@ class WarehouseResource(ConfigurableResource):
             frame = pd.read_sql_query(
                 sa.text(f'SELECT * FROM "{table}" WHERE {PARTITION_COLUMN} = :p'), conn, params={"p": partition_key}
             )
-        frame = frame.drop(columns=[PARTITION_COLUMN])
+        frame = frame.drop(columns=[PARTITION_COLUMN, *[c for c in frame.columns if c.endswith(UTC_SUFFIX)]])
         for col in json_columns:
             if col in frame.columns:
-                frame[col] = frame[col].map(lambda v: None if v is None else json.loads(v))
+                frame[col] = frame[col].map(lambda v: json.loads(v) if isinstance(v, str) else v)
         return frame
+
+    def read_table(self, table: str, columns: list[str] | None = None) -> pd.DataFrame:
+        """Every partition of a table (cross-day assets)."""
+        with self.engine.connect() as conn:
+            frame = pd.read_sql_table(table, conn, columns=columns)
+        return frame.drop(columns=[c for c in frame.columns if c == PARTITION_COLUMN or c.endswith(UTC_SUFFIX)])
 
     def count_partition(self, table: str, partition_key: str) -> int:
         with self.engine.connect() as conn:

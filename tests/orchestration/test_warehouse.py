@@ -8,11 +8,12 @@ import pytest
 from orchestration.resources.warehouse import WarehouseResource
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "psycopg2", "psycopg"])
 def warehouse(request, tmp_path):
     if request.param == "sqlite":
         return WarehouseResource(url=f"sqlite:///{tmp_path / 'wh.sqlite'}")
-    return WarehouseResource(url=request.getfixturevalue("postgres_url"))
+    url = request.getfixturevalue("postgres_url").replace("postgresql+psycopg2://", f"postgresql+{request.param}://")
+    return WarehouseResource(url=url)
 
 
 def _frame(n: int, tag: str) -> pd.DataFrame:
@@ -42,3 +43,39 @@ def test_reading_a_table_never_written_says_what_to_do(warehouse):
     with pytest.raises(LookupError, match="materialise its upstream"):
         warehouse.read_partition("nothing_here", "2026-09-08")
     assert warehouse.count_partition("nothing_here", "2026-09-08") == 0
+
+
+def test_round_trip_keeps_values_nulls_and_empty_strings(warehouse):
+    frame = pd.DataFrame({
+        "id": ["a", "b", "c"],
+        "n": pd.array([1, None, 3], dtype=object),
+        "flag": [True, False, True],
+        "text": ["", None, 'quote " comma , newline\n 한글'],
+        "tags": [["노래"], None, []],
+        "sent_at": ["2026-09-08T21:14:03", "2026-09-08T12:14:03+00:00", "2026-09-08T21:14:03Z"],
+    })
+    warehouse.replace_partition("rt", "d", frame, ("tags",), time_columns=("sent_at",), index_columns=("id",),
+                                kinds={"n": "integer", "flag": "boolean"})
+    back = warehouse.read_partition("rt", "d", ("tags",)).sort_values("id").reset_index(drop=True)
+    assert list(back.columns) == list(frame.columns)
+    assert back["text"].tolist()[0] == "" and back["text"].isna().tolist()[1] and back["text"].tolist()[2] == frame["text"][2]
+    assert back["tags"].tolist() == [["노래"], None, []]
+    assert [None if pd.isna(v) else int(v) for v in back["n"]] == [1, None, 3]
+    assert [bool(v) for v in back["flag"]] == [True, False, True]
+    assert back["sent_at"].tolist() == frame["sent_at"].tolist()
+
+
+def test_postgresql_columns_are_typed_even_from_an_empty_first_partition(postgres_url):
+    import sqlalchemy as sa
+
+    wh = WarehouseResource(url=postgres_url)
+    empty = pd.DataFrame({"id": pd.Series(dtype=object), "age": pd.Series(dtype=object), "tags": pd.Series(dtype=object),
+                          "sent_at": pd.Series(dtype=object)})
+    wh.replace_partition("typed", "d1", empty, time_columns=("sent_at",), index_columns=("id",),
+                         kinds={"id": "text", "age": "integer", "tags": "json", "sent_at": "text"})
+    with wh.engine.connect() as conn:
+        types = dict(conn.execute(sa.text(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'typed'")).all())
+        indexes = {r[0] for r in conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = 'typed'"))}
+    assert types["age"] == "bigint" and types["tags"] == "jsonb" and types["sent_at_utc"] == "timestamp with time zone"
+    assert {"ix_typed_partition_key", "ix_typed_id"} <= indexes
