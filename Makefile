@@ -22,7 +22,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 dev: $(STAMP)
-	DAGSTER_HOME=$${DAGSTER_HOME:-$(CURDIR)/var/dagster_home} $(BIN)/dagster dev
+	mkdir -p var/dagster_home && cp -n orchestration/dagster_local.yaml var/dagster_home/dagster.yaml || true
+	DAGSTER_HOME=$(CURDIR)/var/dagster_home $(BIN)/dagster dev
 
 clean:
 	rm -rf var

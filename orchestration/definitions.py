@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dagster import Definitions, EnvVar
+from dagster import Definitions, EnvVar, in_process_executor
 
 from assets import live_pick, persona
 from assets.common.resources import ReportsResource
@@ -36,6 +36,8 @@ def build_definitions(env: str | None = None) -> Definitions:
         jobs=[nightly_job, evaluation_job],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),
+        # Runs launched from the UI and backfills too: one process per run, not per step.
+        executor=in_process_executor,
     )
 
 

@@ -7,14 +7,17 @@ from pathlib import Path
 
 from orchestration.environment import PROJECT_ROOT
 
-INSTANCE_CONFIG = PROJECT_ROOT / "dagster.yaml"
+LOCAL_CONFIG = Path(__file__).with_name("dagster_local.yaml")
+"""The embedded default: SQLite under the Dagster home, no server."""
+TEAM_CONFIG = PROJECT_ROOT / "dagster.yaml"
+"""PostgreSQL storage, daemon scheduler, queued runs; credentials from the environment."""
 
 
 def prepare_home(home: Path) -> Path:
-    """Create the folder and copy the project's dagster.yaml into it unless one is there."""
+    """Create the folder and put the embedded default's dagster.yaml in it unless one is there."""
     home = home.resolve()
     home.mkdir(parents=True, exist_ok=True)
     target = home / "dagster.yaml"
     if not target.exists():
-        shutil.copyfile(INSTANCE_CONFIG, target)
+        shutil.copyfile(LOCAL_CONFIG, target)
     return home

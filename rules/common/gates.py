@@ -7,13 +7,14 @@ reconcile: raw rows = normalised rows + quarantined rows.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from dataclasses import dataclass, field
 
 from typing import Callable
 
 import pandas as pd
+
+from rules.common.jsonl import lenient_get, parse_line
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
@@ -45,17 +46,12 @@ class Screen:
         self.id_field = id_field
         self._rejected: list[pd.DataFrame] = []
         self.raw_count = len(raw)
-        objs = []
-        for text in raw["text"]:
-            try:
-                obj = json.loads(text)
-            except ValueError:
-                obj = None
-            objs.append(obj if isinstance(obj, dict) else None)
+        parsed = [parse_line(text) for text in raw["text"]]
         base = raw[["file", "line", "text"]].reset_index(drop=True)
-        base["_obj"] = objs
+        base["_obj"] = [obj for obj, _ in parsed]
         bad = base["_obj"].isna()
-        self._reject_frame(base[bad], INVALID_JSON, "the line is not a JSON object")
+        reasons = pd.Series([why for _, why in parsed], index=base.index)
+        self._reject_frame(base[bad], INVALID_JSON, reasons[bad])
         self.rows = base[~bad].reset_index(drop=True)
 
     # -- gates -------------------------------------------------------------------------
@@ -103,7 +99,11 @@ class Screen:
         if self.id_field in rows.columns:
             ids = rows[self.id_field].map(lambda v: trim(v) if isinstance(v, str) and trim(v) else None)
         elif "_obj" in rows.columns:
-            ids = rows["_obj"].map(_id_of(self.id_field))
+            ids = pd.Series(
+                [_id_of(self.id_field)(obj if obj is not None else {self.id_field: lenient_get(t, self.id_field)})
+                 for obj, t in zip(rows["_obj"], rows["text"])],
+                index=rows.index, dtype=object,
+            )
         else:
             ids = pd.Series(None, index=rows.index, dtype=object)
         self._rejected.append(

@@ -23,6 +23,35 @@ class DatasetError(Exception):
         super().__init__(f"{dataset}: {where}: {message}")
 
 
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_object(text: str) -> dict | None:
+    """A line as a JSON object; None for anything else (NaN and Infinity are not JSON)."""
+    return parse_line(text)[0]
+
+
+def parse_line(text: str) -> tuple[dict | None, str | None]:
+    """(object, None) for a JSON object line, else (None, why not)."""
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        return None, f"not JSON: {exc}"
+    if not isinstance(obj, dict):
+        return None, f"a JSON {type(obj).__name__}, not an object"
+    return obj, None
+
+
+def lenient_get(text: str, field: str):
+    """A field of a line that is not strict JSON (for naming the row in quarantine)."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None
+    return obj.get(field) if isinstance(obj, dict) else None
+
+
 def dataset_path(input_dir: str | Path, dataset: str) -> Path:
     return Path(input_dir) / f"{dataset}.jsonl"
 
@@ -95,11 +124,6 @@ def read_jsonl_objects(path: str | Path) -> list[dict | None]:
     out: list[dict | None] = []
     with Path(path).open(encoding="utf-8-sig") as fh:
         for line in fh:
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                obj = None
-            out.append(obj if isinstance(obj, dict) else None)
+            if line.strip():
+                out.append(parse_object(line))
     return out

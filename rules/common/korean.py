@@ -265,12 +265,28 @@ _CLOSERS = "\"')]}»”’」』》〉】〕"
 _SENTENCE_END = re.compile(rf"[.?!]+[{re.escape(_CLOSERS)}]*(?=\s|$)")
 
 
+_QUOTE_OPEN, _QUOTE_CLOSE = "「", "」"
+
+
+def inline(value: object) -> str:
+    """A value from the data, safe to embed in a template sentence.
+
+    Whitespace runs (line breaks included) become one space; a value holding sentence
+    punctuation (``연애?``) is wrapped in 「」, inside which no sentence ends.
+    """
+    text = " ".join(str(value).split())
+    if any(c in text for c in ".?!") and not (text.startswith(_QUOTE_OPEN) and text.endswith(_QUOTE_CLOSE)):
+        return _QUOTE_OPEN + text.replace(_QUOTE_OPEN, "").replace(_QUOTE_CLOSE, "") + _QUOTE_CLOSE
+    return text
+
+
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences, each stripped, empty ones dropped.
 
     A sentence ends after a ``.``, ``?`` or ``!`` (optionally followed by closing quotes or
     brackets) that is followed by whitespace or the end of the text, so ``2.5`` and ``1,000``
-    never split. Two or more periods in a row are an ellipsis and do not end a sentence.
+    never split. Two or more periods in a row are an ellipsis and do not end a sentence, and
+    neither does a terminator inside 「」 (a quoted value, see :func:`inline`).
     A line break also ends a sentence, so an unterminated chat line is not hidden inside the
     next one.
     """
@@ -281,6 +297,9 @@ def split_sentences(text: str) -> list[str]:
             run = match.group().rstrip(_CLOSERS)
             if len(run) >= 2 and set(run) == {"."}:
                 continue  # ellipsis
+            before = line[: match.start()]
+            if before.count(_QUOTE_OPEN) > before.count(_QUOTE_CLOSE):
+                continue  # inside a quoted value: see inline()
             sentences.append(line[start:match.end()].strip())
             start = match.end()
         sentences.append(line[start:].strip())

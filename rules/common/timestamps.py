@@ -38,6 +38,8 @@ def parse(text: object, tz: str) -> Stamp | None:
     s = text.strip()
     if len(s) < 10:
         return None
+    if s.endswith("z"):
+        s = s[:-1] + "Z"  # RFC 3339 allows either case; fromisoformat only the upper
     try:
         dt = datetime.fromisoformat(s)
     except ValueError:

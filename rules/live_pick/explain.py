@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
-from rules.common.korean import josa, won
+from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 
@@ -49,7 +49,7 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
 
 
 def _who(r: dict) -> str:
-    return r["nickname"] if r["has_relation"] else r["viewer_id"]
+    return inline(r["nickname"] if r["has_relation"] else r["viewer_id"])
 
 
 def _viewer_evidence(r: dict) -> list[dict]:
@@ -69,14 +69,14 @@ def _elapsed_evidence(r: dict) -> list[dict]:
 
 
 def _first_viewer_sentence(r: dict, config: LivePickConfig) -> str:
-    return f"{josa(r['viewer_id'], '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {config.first_time_viewer.closeness_level}단계로 봅니다."
+    return f"{josa(inline(r['viewer_id']), '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {config.first_time_viewer.closeness_level}단계로 봅니다."
 
 
 # -- one builder per verdict -------------------------------------------------------------
 
 
 def _out_of_world(r: dict, config: LivePickConfig):
-    name = r["character_name"]
+    name = inline(r["character_name"])
     e = [ev("live_chat", "body", r["body"])]
     hedge = None
     if r["tags"] is None:
@@ -93,18 +93,20 @@ def _out_of_world(r: dict, config: LivePickConfig):
         hedge = NO_TAG_HEDGE
     elif r["banned_tag"] is not None:
         tag = r["banned_tag"]
+        shown = inline(tag)
         e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "banned_tags", tag)]
-        s = f"{name}의 금칙 주제인 {josa(tag, '이/가')} 걸린 줄입니다."
+        s = f"{name}의 금칙 주제인 {josa(shown, '이/가')} 걸린 줄입니다."
         if r["donation_amount"] > 0:
             e.append(ev("live_chat", "donation_amount", r["donation_amount"]))
             s += f" 후원 {won(r['donation_amount'])}이 걸려 있어도 순위를 매기지 않습니다."
         s += " 답변 후보에서 빼고 운영자에게만 보여 줍니다."
     else:
         tag = r["offworld_tag"]
+        shown = inline(tag)
         n_world = len(r["world_topic_tags"])
         e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "world_topic_tags", tag, agg="not_in")]
         s = (
-            f"{josa(tag, '은/는')} {name}의 세계관 주제 {n_world}개에 들지 않습니다. "
+            f"{josa(shown, '은/는')} {name}의 세계관 주제 {n_world}개에 들지 않습니다. "
             "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
         )
     e += _elapsed_evidence(r)
@@ -113,6 +115,7 @@ def _out_of_world(r: dict, config: LivePickConfig):
 
 def _just_answered(r: dict, config: LivePickConfig):
     tag = r["answered_tag"]
+    shown = inline(tag)
     e = [
         ev("live_chat", "sent_at", r["sent_at"]),
         ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
@@ -121,7 +124,7 @@ def _just_answered(r: dict, config: LivePickConfig):
         ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
     ]
     s = (
-        f"{_who(r)}에게 {tag} 이야기를 답한 지 {r['cooldown_elapsed_sec']}초밖에 지나지 않아 "
+        f"{_who(r)}에게 {shown} 이야기를 답한 지 {r['cooldown_elapsed_sec']}초밖에 지나지 않아 "
         f"쿨다운 {r['reply_cooldown_sec']}초 안입니다. "
         "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
     )
@@ -130,13 +133,14 @@ def _just_answered(r: dict, config: LivePickConfig):
 
 def _below_closeness(r: dict, config: LivePickConfig):
     tag = r["required_tag"]
+    shown = inline(tag)
     need = _num(r["required_closeness"])
     e = [ev("live_chat", "body", r["body"]), ev("live_chat", "topic_tags", tag)]
     if r["required_in_map"]:
         e.append(ev("character_sheet", "min_closeness_by_topic", r["required_closeness"]))
     e += _viewer_evidence(r)
     s = (
-        f"{josa(_who(r), '이/가')} 꺼낸 {tag} 주제는 친밀 {need}단계부터이고 "
+        f"{josa(_who(r), '이/가')} 꺼낸 {shown} 주제는 친밀 {need}단계부터이고 "
         f"이 시청자는 {r['closeness_level']}단계입니다. 관계가 쌓이기 전에는 답변 후보에서 뺍니다."
     )
     if not r["has_relation"]:
@@ -146,6 +150,7 @@ def _below_closeness(r: dict, config: LivePickConfig):
 
 def _ranked(r: dict, config: LivePickConfig):
     tag = r["first_tag"]
+    shown = inline(tag)
     rank, n = r["rank_in_window"], r["ranked_in_window"]
     e = [
         ev("live_chat", "donation_amount", r["donation_amount"]),
@@ -158,9 +163,9 @@ def _ranked(r: dict, config: LivePickConfig):
     ]
     kind = "물은" if r["is_question"] else "보낸"
     if r["donation_amount"] > 0:
-        first = f"{josa(_who(r), '이/가')} {won(r['donation_amount'])}을 얹어 {kind} {tag} 이야기입니다."
+        first = f"{josa(_who(r), '이/가')} {won(r['donation_amount'])}을 얹어 {kind} {shown} 이야기입니다."
     else:
-        first = f"{josa(_who(r), '이/가')} 후원 없이 {kind} {tag} 이야기입니다."
+        first = f"{josa(_who(r), '이/가')} 후원 없이 {kind} {shown} 이야기입니다."
     parts = [first]
     hedge = None
     if not r["has_relation"]:
@@ -173,7 +178,7 @@ def _ranked(r: dict, config: LivePickConfig):
     else:
         parts.append(
             f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초 안이지만 "
-            f"{josa(tag, '은/는')} 앞서 답한 주제가 아닙니다."
+            f"{josa(shown, '은/는')} 앞서 답한 주제가 아닙니다."
         )
     if r["verdict"] == V.PICK:
         parts.append(f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다.")

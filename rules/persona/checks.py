@@ -163,6 +163,9 @@ def recompute(ctx) -> CheckResult:
         if id_ not in ctx.expected:
             f.fail(id_, "no judged turn has this turn_no (unknown or quarantined)")
             continue
+        if id_ in seen:
+            f.fail(id_, "more than one verdict row for this turn")
+            continue
         seen.add(id_)
         profile_no, code = ctx.expected[id_]
         if row.get("persona_code") != code:

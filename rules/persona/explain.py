@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
-from rules.common.korean import josa
+from rules.common.korean import inline, josa
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 
@@ -41,8 +41,10 @@ def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
 
 
 def _unmapped(r, config):
-    code = r["character_code"] or r["character_code_raw"]
     e = [ev("turn", "character_code_raw", r["character_code_raw"]), ev("profile", "character_code", 0, agg="count")]
+    if not r["character_code"]:
+        return e, "캐릭터 코드가 비어 있어 어느 설정과 맞춰야 할지 정하지 못합니다.", None
+    code = inline(r["character_code"])
     return e, f"설정 목록에 없는 캐릭터 코드 {josa(code, '이라/라')} 무엇과 맞춰야 할지 정하지 못합니다.", None
 
 
@@ -52,8 +54,8 @@ def _empty(r, config):
 
 
 def _forbidden(r, config):
-    tag = r["topic"]
-    if r["forbidden"] is not None and tag == r["forbidden"]:
+    tag = inline(r["topic"])
+    if r["forbidden"] is not None and r["topic"] == r["forbidden"]:
         e = [ev("turn", "topic_tag", r["topic_tag"]), ev("profile", "forbidden_topic", r["profile_forbidden_topic"])]
         return e, f"설정이 막아 둔 {tag} 주제를 그대로 이어 말했습니다.", None
     e = [ev("turn", "topic_tag", r["topic_tag"]), ev("profile", "age", r["age"])]
@@ -72,7 +74,8 @@ def _age(r, config):
 
 
 def _job(r, config):
-    stated, job = r["stated_job_clean"], r["job"]
+    stated = inline(r["stated_job_clean"])
+    job = None if r["job"] is None else inline(r["job"])
     e = [ev("turn", "stated_job", r["stated_job"]), ev("profile", "job", r["profile_job"])]
     if job is None:
         return e, f"설정에 직업이 비어 있는데 발화가 직업을 {josa(stated, '으로/로')} 단정해 설정을 채워야 합니다.", UNFILLED_HEDGE
@@ -84,16 +87,19 @@ def _consistent(r, config):
     if r["avoided"]:
         e += [ev("turn", "user_topic_tag", r["user_topic_tag"]), ev("turn", "topic_tag", r["topic_tag"]),
               ev("profile", "forbidden_topic", r["profile_forbidden_topic"])]
-        parts.append(f"금지 주제인 {josa(r['forbidden'], '을/를')} 요청받았지만 답을 피해 설정을 지켰습니다.")
-    stated = []
+        parts.append(f"금지 주제인 {josa(inline(r['forbidden']), '을/를')} 요청받았지만 답을 피해 설정을 지켰습니다.")
+    matched, unchecked = [], []
     if r["stated_age"] is not None:
         e += [ev("turn", "stated_age", r["stated_age"]), ev("profile", "age", r["age"])]
-        stated.append(f"나이 {r['stated_age']}세")
+        (matched if r["age"] is not None else unchecked).append(f"나이 {r['stated_age']}세")
     if r["stated_job_clean"] is not None:
         e += [ev("turn", "stated_job", r["stated_job"]), ev("profile", "job", r["profile_job"])]
-        stated.append(f"직업 {r['stated_job_clean']}")
-    if stated:
-        parts.append(f"발화에서 밝힌 {josa(', '.join(stated), '이/가')} 설정과 같습니다.")
+        (matched if r["job"] is not None else unchecked).append(f"직업 {inline(r['stated_job_clean'])}")
+    if matched:
+        parts.append(f"발화에서 밝힌 {josa(', '.join(matched), '이/가')} 설정과 같습니다.")
+    if unchecked:
+        # Only under the "ignore" null-field policy: an empty profile field is not compared.
+        parts.append(f"발화에서 밝힌 {josa(', '.join(unchecked), '은/는')} 설정 항목이 비어 있어 대조하지 않았습니다.")
     if not parts:
         e += [ev("turn", "stated_age", None), ev("turn", "stated_job", r["stated_job"]), ev("turn", "topic_tag", r["topic_tag"])]
         parts.append("발화가 나이나 직업을 밝히지 않았고 설정이 막은 주제도 건드리지 않았습니다.")

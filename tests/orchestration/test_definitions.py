@@ -54,10 +54,15 @@ def test_prod_resources_come_from_the_environment_and_local_needs_no_server():
     assert Path(local["raw_files"].root) == ROOT / "seeds"
 
 
-def test_code_location_loads_in_dagster_tooling():
+def test_code_location_loads_in_dagster_tooling(tmp_path):
+    import os
+
+    from orchestration.instance import prepare_home
+
     dagster = Path(sys.executable).parent / "dagster"
+    env = {**os.environ, "DAGSTER_HOME": str(prepare_home(tmp_path / "home"))}
     out = subprocess.run(
         [str(dagster), "definitions", "validate", "-m", "orchestration.definitions"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env,
     )
     assert out.returncode == 0, out.stdout + out.stderr

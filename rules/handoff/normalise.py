@@ -1,0 +1,160 @@
+"""Gates of the handoff datasets: raw lines → normalised tables + quarantine.
+
+Per message, in this order: not JSON → `invalid_json`; empty room_id → `empty_room_id` (the
+message belongs to no room); no sent_at → `missing_sent_at`; then the schema, ids and the
+timestamp. Codes (`sender`, `closed_by`) and ids are compared after trimming. Which rooms a
+rejected message holds back from judgement is decided when days are combined (`view`), since
+a room's messages may lie in neighbouring days.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rules.common import gates, timestamps
+from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, int_or_none, trim
+from rules.common.jsonl import dataset_path, read_raw
+from rules.handoff.config import HandoffConfig
+from rules.handoff.phrases import fold
+from schemas import columns, required_columns, row_checker
+from schemas.handoff import DOMAIN, INPUT_DATASETS
+
+EMPTY_ROOM_ID = "empty_room_id"
+MISSING_SENT_AT = "missing_sent_at"
+MISSING_CUSTOMER = "missing_customer"
+EMPTY_PHRASE = "empty_phrase"
+
+ID_FIELDS = {"chat_messages": "message_id", "rooms": "room_id", "handoff_phrases": "trigger_phrase", "help_articles": "article_id"}
+"""The id column of each dataset: unique, trimmed."""
+TIME_FIELDS = {"chat_messages": "sent_at"}
+"""Event datasets split by day; the others are reference snapshots."""
+INTEGER_COLUMNS = {"handoff_phrases": ("first_reply_min",)}
+CODE_COLUMNS = {"chat_messages": ("sender",), "rooms": ("closed_by",)}
+
+
+class Normalised(gates.Normalised):
+    """The four handoff tables, by name."""
+
+    @property
+    def messages(self) -> pd.DataFrame:
+        return self.tables["chat_messages"]
+
+    @property
+    def rooms(self) -> pd.DataFrame:
+        return self.tables["rooms"]
+
+
+def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
+    return {name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS}
+
+
+def _blank(v: object) -> bool:
+    return v is None or (isinstance(v, str) and not trim(v))
+
+
+def _trim_codes(s: Screen, fields: tuple[str, ...]) -> None:
+    """Codes compare after trimming, so ' ai ' meets the schema's enum as 'ai'."""
+    if fields:
+        s.rows["_obj"] = s.rows["_obj"].map(lambda o: {**o, **{f: trim(o[f]) for f in fields if isinstance(o.get(f), str)}})
+
+
+def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Screen:
+    s = Screen(raw[name], name, ID_FIELDS[name])
+    _trim_codes(s, CODE_COLUMNS.get(name, ()))
+    if before_schema:
+        before_schema(s)
+    s.schema(row_checker(DOMAIN, name))
+    _expand(s, columns(DOMAIN, name))
+    for col in INTEGER_COLUMNS.get(name, ()):  # JSON Schema's integers accept 15.0; rules see 15
+        s.rows[col] = int_or_none(s.rows[col])
+    s.ids()
+    return s
+
+
+_SCREEN_COLUMNS = ("file", "line", "text")
+"""Columns the screen keeps for quarantine; a dataset column of the same name is carried aside."""
+
+
+def _expand(s: Screen, cols: tuple[str, ...]) -> None:
+    clashing = [c for c in cols if c in _SCREEN_COLUMNS]
+    aside = {c: s.rows["_obj"].map(lambda o, c=c: o.get(c)) for c in clashing}
+    s.expand(tuple(c for c in cols if c not in clashing))
+    for c, values in aside.items():
+        s.rows[f"_col_{c}"] = values
+
+
+def _accepted(s: Screen) -> pd.DataFrame:
+    frame = s.accepted()
+    return frame.rename(columns={c: c[len("_col_"):] for c in frame.columns if c.startswith("_col_")})
+
+
+def _message_presence(s: Screen) -> None:
+    """The two faults the seed names: no room, and no time."""
+    room = s.rows["_obj"].map(lambda o: o.get("room_id"))
+    s.reject(room.map(_blank), EMPTY_ROOM_ID, "room_id is empty: the message belongs to no room and is left out")
+    sent = s.rows["_obj"].map(lambda o: o.get("sent_at"))
+    missing = sent.map(_blank)
+    reasons = room[missing.index].map(lambda r: f"sent_at is missing: the message is left out and room '{trim(r)}' is held")
+    s.reject(missing, MISSING_SENT_AT, reasons)
+
+
+def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised:
+    tz = config.timezone
+    rooms_s = _screen(raw, "rooms")
+    r = rooms_s.rows
+    r["customer_id"] = r["customer_id"].map(trim)
+    rooms_s.reject(r["customer_id"].eq(""), MISSING_CUSTOMER, "customer_id is empty: re-entry cannot be looked up")
+
+    phrase_s = _screen(raw, "handoff_phrases")
+    p = phrase_s.rows
+    empty = p["trigger_phrase"].map(lambda v: not fold(v, config.phrase_matching))
+    phrase_s.reject(empty, EMPTY_PHRASE, "trigger_phrase has nothing left to match once whitespace is removed")
+
+    article_s = _screen(raw, "help_articles")
+
+    msg_s = _screen(raw, "chat_messages", before_schema=_message_presence)
+    m = msg_s.rows
+    m["room_id"] = m["room_id"].map(trim)
+    m["sent_at"] = m["sent_at"].map(trim)
+    stamps = m["sent_at"].map(lambda v: timestamps.parse(v, tz))
+    bad = stamps.isna()
+    msg_s.reject(bad, BAD_TIMESTAMP, m.loc[bad].apply(
+        lambda row: f"sent_at '{row['sent_at']}' is not ISO-8601: room '{row['room_id']}' is held", axis=1) if bad.any() else "")
+    m = msg_s.rows
+    m["sent_at_ns"] = pd.array([s.ns for s in stamps[m.index]], dtype="int64")
+
+    screens = {"chat_messages": msg_s, "rooms": rooms_s, "handoff_phrases": phrase_s, "help_articles": article_s}
+    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
+    return Normalised(
+        tables={name: _accepted(screens[name]) for name in INPUT_DATASETS},
+        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
+        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
+    )
+
+
+def stored_columns(dataset: str) -> list[str]:
+    """The columns kept when a normalised table is stored; instants are re-derived on load."""
+    return ["file", "line", *columns(DOMAIN, dataset)]
+
+
+def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            frame[col] = frame[col].where(frame[col].notna(), None)
+    return frame
+
+
+def restore(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, pd.DataFrame]:
+    """Re-derive exact instants and integer types after a round-trip through storage."""
+    out = {name: _nulls(tables[name].copy()) for name in INPUT_DATASETS}
+    m = out["chat_messages"]
+    m["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in m["sent_at"]], dtype="int64")
+    out["handoff_phrases"]["first_reply_min"] = int_or_none(out["handoff_phrases"]["first_reply_min"])
+    return out
+
+
+def load_dir(input_dir: str | Path, config: HandoffConfig) -> Normalised:
+    return normalise(read_input_dir(input_dir), config)

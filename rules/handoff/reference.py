@@ -1,0 +1,193 @@
+"""A row-by-row re-computation of the §6 rules, written independently of the engine.
+
+Plain loops over plain dicts, datetimes instead of integer instants, Decimal rounding instead
+of integer arithmetic, `str.find` instead of vectorised search: as the rules read in the spec.
+It serves `verdicts validate` and the asset checks (re-computing every verdict from the input
+rows) and the tests that hold the engine to it. Meant for checking, not speed.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+
+from rules.common.gates import trim
+from rules.handoff import verdicts as V
+from rules.handoff.config import HandoffConfig
+
+FIELDS = (
+    "customer_id", "first_trigger_message_id", "matched_phrase", "ai_after_trigger", "counselor_message_count",
+    "uncited_message_ids", "handoff_at", "first_counselor_at", "reply_wait_min", "first_reply_min", "closed_at",
+    "next_room_id", "reentry_hours",
+)
+"""The derived output fields, compared one by one."""
+
+
+@dataclass
+class Expected:
+    room_id: str
+    status: str
+    verdict: str | None
+    opened_day: str | None
+    fields: dict = field(default_factory=dict)
+    ai_count: int = 0
+    trigger_text: str | None = None
+    on_time: bool = False
+
+
+def instant(text: str, tz: str) -> datetime:
+    dt = datetime.fromisoformat(text.strip())
+    return dt.replace(tzinfo=ZoneInfo(tz)) if dt.tzinfo is None else dt
+
+
+def round2(value: Decimal) -> Decimal:
+    return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def minutes(a: datetime, b: datetime) -> Decimal:
+    delta = b - a
+    return round2(Decimal(delta.days * 86_400 + delta.seconds) / 60 + Decimal(delta.microseconds) / 60_000_000)
+
+
+def hours(a: datetime, b: datetime) -> Decimal:
+    delta = b - a
+    return round2(Decimal(delta.days * 86_400 + delta.seconds) / 3600 + Decimal(delta.microseconds) / 3_600_000_000)
+
+
+def folded(text: object, config: HandoffConfig) -> str:
+    if not isinstance(text, str):
+        return ""
+    m = config.phrase_matching
+    if m.unicode_form == "NFC":
+        text = unicodedata.normalize("NFC", text)
+    if m.remove_whitespace:
+        text = "".join(text.split())
+    return text.casefold() if m.ignore_case else text
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: (None if not isinstance(v, (list, dict)) and pd.isna(v) else v) for k, v in r.items()}
+            for r in frame.to_dict("records")]
+
+
+def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, Expected]:
+    """room_id → what the rules say, for every room of the judged day (held and unlisted ones too)."""
+    tz = config.timezone
+    day = tables["scope"]["day"].iloc[0]
+    held = {r for r in tables["held"]["room_id"] if isinstance(r, str) and r}
+    rooms = {r["room_id"]: r for r in _records(tables["rooms"])}
+    articles = {trim(a["article_id"]) for a in _records(tables["help_articles"])}
+    phrases = [(p["trigger_phrase"], p["first_reply_min"], folded(p["trigger_phrase"], config)) for p in _records(tables["handoff_phrases"])]
+    by_room = defaultdict(list)
+    for m in _records(tables["chat_messages"]):
+        by_room[m["room_id"]].append({**m, "at": instant(m["sent_at"], tz)})
+    for msgs in by_room.values():
+        msgs.sort(key=lambda m: (m["at"], m["message_id"]))
+    opened = {r: msgs[0]["at"] for r, msgs in by_room.items()}
+
+    out: dict[str, Expected] = {}
+    for room_id, msgs in by_room.items():
+        opened_day = opened[room_id].astimezone(ZoneInfo(tz)).date().isoformat()
+        if day is not None and opened_day != day:
+            continue
+        row = rooms.get(room_id)
+        if room_id in held or row is None:
+            out[room_id] = Expected(room_id, V.HELD_STATUS, None, opened_day)
+            continue
+        out[room_id] = _judge_room(room_id, msgs, row, rooms, by_room, opened, phrases, articles, config, opened_day)
+    for h in _records(tables["held"]):
+        r = h["room_id"]
+        if isinstance(r, str) and r and r not in by_room and (day is None or h["partition_day"] == day):
+            out[r] = Expected(r, V.HELD_STATUS, None, day)
+    return out
+
+
+def _trigger(msgs: list[dict], phrases: list, config: HandoffConfig):
+    for i, m in enumerate(msgs):
+        if m["sender"] != "customer":
+            continue
+        text = folded(m["text"], config)
+        found = []
+        for order, (phrase, reply_min, f) in enumerate(phrases):
+            pos = text.find(f) if f else -1
+            if pos >= 0:
+                found.append((reply_min, pos, -len(f), order, phrase))
+        if found:
+            best = min(found)
+            return i, best[4], best[0]
+    return None, None, None
+
+
+def _judge_room(room_id, msgs, row, rooms, by_room, opened, phrases, articles, config, opened_day) -> Expected:
+    t, phrase, reply_min = _trigger(msgs, phrases, config)
+    ai_after = sum(1 for j, m in enumerate(msgs) if t is not None and j > t and m["sender"] == "ai")
+    counselors = sum(1 for m in msgs if m["sender"] == "counselor")
+    uncited = [m["message_id"] for m in msgs if m["sender"] == "ai"
+               and not (isinstance(m["cited_article_id"], str) and trim(m["cited_article_id"]) in articles)]
+    handoff_at = first_counselor_at = wait = first_reply_min = None
+    if t is not None:
+        follow = next((m for j, m in enumerate(msgs) if j > t and m["sender"] == "counselor"), None)
+        if follow is not None:
+            handoff_at, first_counselor_at = msgs[t]["sent_at"], follow["sent_at"]
+            wait, first_reply_min = minutes(msgs[t]["at"], follow["at"]), reply_min
+    closed_at = next_room = reentry = None
+    if row["closed_by"] == "ai":
+        closed_at = msgs[-1]["sent_at"]
+        later = sorted((opened[r], r) for r, other in rooms.items()
+                       if other["customer_id"] == row["customer_id"] and r in opened and opened[r] > msgs[-1]["at"])
+        if later:
+            next_room = later[0][1]
+            reentry = hours(msgs[-1]["at"], later[0][0])
+    late = wait is not None and wait > first_reply_min
+    window = Decimal(config.reentry_window_hours)
+    if t is not None and counselors == 0 and ai_after >= 2:
+        verdict = V.KEPT_ANSWERING
+    elif uncited:
+        verdict = V.UNCITED
+    elif reentry is not None and reentry <= window:
+        verdict = V.REENTRY
+    elif late:
+        verdict = V.LATE_REPLY
+    elif row["closed_by"] == "ai":
+        verdict = V.AI_ENDED
+    else:
+        verdict = None
+    ai_count = sum(1 for m in msgs if m["sender"] == "ai")
+    in_scope = ai_count > 0 or late
+    status = (V.LISTED if verdict else V.UNLISTED) if in_scope else V.OUT_OF_SCOPE
+    fields = {
+        "customer_id": row["customer_id"],
+        "first_trigger_message_id": msgs[t]["message_id"] if t is not None else None,
+        "matched_phrase": phrase,
+        "ai_after_trigger": ai_after,
+        "counselor_message_count": counselors,
+        "uncited_message_ids": uncited,
+        "handoff_at": handoff_at,
+        "first_counselor_at": first_counselor_at,
+        "reply_wait_min": wait,
+        "first_reply_min": first_reply_min,
+        "closed_at": closed_at,
+        "next_room_id": next_room,
+        "reentry_hours": reentry,
+    }
+    return Expected(room_id, status, verdict if in_scope else None, opened_day, fields, ai_count,
+                    msgs[t]["text"] if t is not None else None, handoff_at is not None and not late)
+
+
+def same_value(written, expected) -> bool:
+    """An output field as written equals the re-computed one (numbers compared as decimals)."""
+    if isinstance(expected, Decimal):
+        if isinstance(written, bool) or not isinstance(written, (int, float)):
+            return False
+        return Decimal(str(written)) == expected
+    if isinstance(expected, bool) or isinstance(written, bool):
+        return written is expected
+    if isinstance(expected, int):
+        return isinstance(written, int) and written == expected
+    return written == expected
