@@ -1,0 +1,116 @@
+"""docker-compose.yml, read and checked piece by piece (there is no Docker engine here):
+services, health dependencies, loopback-only publishing, credentials from .env, and every
+command it runs exists in the installed project and starts."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+SERVICES = COMPOSE["services"]
+ENV_EXAMPLE = dict(
+    line.split("=", 1) for line in (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
+def test_the_four_services_and_a_one_shot_migration():
+    assert set(SERVICES) == {"postgres", "migrate", "code", "webserver", "daemon"}
+    assert SERVICES["postgres"]["image"].startswith("postgres:15")
+    assert "pg_isready" in " ".join(SERVICES["postgres"]["healthcheck"]["test"])
+
+
+def test_start_order_waits_for_health():
+    assert SERVICES["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in ("webserver", "daemon"):
+        deps = SERVICES[name]["depends_on"]
+        assert deps["code"]["condition"] == "service_healthy"
+        assert deps["migrate"]["condition"] == "service_completed_successfully"
+    assert SERVICES["code"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_webserver_is_published_on_loopback_only():
+    ports = [str(p) for s in SERVICES.values() for p in s.get("ports", [])]
+    assert ports and all(p.startswith("127.0.0.1:") for p in ports)
+    assert [n for n, s in SERVICES.items() if s.get("ports")] == ["webserver"]
+
+
+def test_credentials_come_from_the_env_file_only():
+    text = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    referenced = set(re.findall(r"\$\{([A-Z_]+)", text))
+    assert referenced <= set(ENV_EXAMPLE), referenced - set(ENV_EXAMPLE)
+    for service in SERVICES.values():
+        for key, value in (service.get("environment") or {}).items():
+            if "PASSWORD" in key:
+                assert str(value).startswith("${"), (key, value)
+    assert "change-me" not in text
+
+
+def test_instance_config_gets_every_variable_it_reads():
+    needed = set(re.findall(r"\{env: ([A-Z_]+)\}", (ROOT / "dagster.yaml").read_text(encoding="utf-8")))
+    for name in ("migrate", "code", "webserver", "daemon"):
+        assert needed <= set(SERVICES[name]["environment"]), (name, needed - set(SERVICES[name]["environment"]))
+        mounts = SERVICES[name]["volumes"]
+        assert any(m.startswith("./dagster.yaml:/opt/dagster/home/dagster.yaml") for m in mounts)
+
+
+def test_workspace_points_at_the_code_service():
+    workspace = yaml.safe_load((ROOT / "deploy" / "workspace.yaml").read_text(encoding="utf-8"))
+    grpc = workspace["load_from"][0]["grpc_server"]
+    code_cmd = SERVICES["code"]["command"]
+    assert grpc["host"] == "code" and str(grpc["port"]) == code_cmd[code_cmd.index("-p") + 1]
+
+
+def test_dockerfile_copies_what_exists():
+    for line in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines():
+        if line.startswith("COPY"):
+            for src in line.split()[1:-1]:
+                assert (ROOT / src).exists(), src
+
+
+@pytest.mark.parametrize("service", ["migrate", "code", "webserver", "daemon"])
+def test_each_command_exists_in_the_installed_project(service):
+    cmd = SERVICES[service]["command"]
+    assert (BIN / cmd[0]).is_file(), cmd[0]
+    words = [w for w in cmd[1:] if not w.startswith("-")][:2]
+    sub = words if cmd[0] == "dagster" else words[:1] if cmd[0] == "dagster-daemon" else []
+    out = subprocess.run([str(BIN / cmd[0]), *sub, "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    health = SERVICES[service].get("healthcheck", {}).get("test", [])
+    if health and health[0] == "CMD":
+        assert subprocess.run([str(BIN / health[1]), *health[2:4], "--help"], capture_output=True, timeout=120).returncode == 0
+
+
+def test_code_server_command_serves_the_code_location_and_passes_its_health_check(tmp_path):
+    from orchestration.instance import prepare_home
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = SERVICES["code"]["command"]
+    cmd = [str(BIN / cmd[0]), *cmd[1:]]
+    cmd[cmd.index("-h") + 1], cmd[cmd.index("-p") + 1] = "127.0.0.1", str(port)
+    env = {**os.environ, "DAGSTER_HOME": str(prepare_home(tmp_path / "home"))}
+    server = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline, ok = time.time() + 90, False
+        while time.time() < deadline and not ok:
+            time.sleep(1)
+            ok = subprocess.run([str(BIN / "dagster"), "api", "grpc-health-check", "-p", str(port)],
+                                capture_output=True, timeout=30, env=env).returncode == 0
+        assert ok, "code server did not become healthy"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
