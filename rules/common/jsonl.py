@@ -72,7 +72,9 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
         raise DatasetError(dataset, name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise DatasetError(dataset, name, f"cannot be read ({exc.strerror})") from exc
-    lines = [(i, t) for i, t in enumerate(text.splitlines(), start=1) if t.strip()]
+    # Only \n ends a JSON line: str.splitlines would also break at U+2028 and U+0085,
+    # which may sit unescaped inside a JSON string.
+    lines = [(i, t.removesuffix("\r")) for i, t in enumerate(text.split("\n"), start=1) if t.strip()]
     raw = pd.DataFrame(
         {
             "dataset": dataset,

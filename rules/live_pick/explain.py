@@ -21,7 +21,7 @@ from rules.live_pick.config import LivePickConfig
 
 CLOSENESS_HEDGE = "친밀 단계는 시청 시간과 후원으로 오르는 값이라 실제 서비스에서는 기준을 다시 잡아야 합니다."
 NO_TAG_HEDGE = "태그를 못 붙인 이유가 감정 표현이라서인지 분류가 흔들려서인지는 이 데이터만으로 갈라지지 않습니다."
-FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 0단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
+FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 {level}단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
 
 
 def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
@@ -170,7 +170,7 @@ def _ranked(r: dict, config: LivePickConfig):
     hedge = None
     if not r["has_relation"]:
         parts.append(_first_viewer_sentence(r, config))
-        hedge = FIRST_VIEWER_HEDGE
+        hedge = FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
     elif r["cooldown_elapsed_sec"] is None:
         parts.append("이 시청자에게는 아직 답한 적이 없습니다.")
     elif r["cooldown_elapsed_sec"] >= r["reply_cooldown_sec"]:

@@ -9,6 +9,7 @@ evidence value can be found in the row it cites.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -321,7 +322,10 @@ def test_two_broadcasts_in_the_same_window_are_ranked_separately():
         "MSG-A1": (PICK, 1), "MSG-A2": (PICK, 2), "MSG-A3": (PICK, 3), "MSG-A4": (LATER, 4),
         "MSG-B1": (PICK, 1), "MSG-B2": (PICK, 2),
     }
-    counts = {m: [e["value"] for e in r["evidence"] if e.get("agg") == "count" and e["field"] == "msg_id"] for m, r in rows.items()}
+    counts = {
+        m: [e["value"] for e in r["evidence"] if e.get("agg") == "count" and e["field"] == "msg_id"]
+        for m, r in rows.items()
+    }
     assert counts == {"MSG-A1": [4], "MSG-A2": [4], "MSG-A3": [4], "MSG-A4": [4], "MSG-B1": [2], "MSG-B2": [2]}
 
 
@@ -624,13 +628,47 @@ def test_integral_float_numbers_are_judged_as_integers():
     assert values and all(type(v) is int for v in values)
 
 
+@pytest.mark.parametrize(
+    ("tag", "nickname", "closeness", "answered", "verdict"),
+    [
+        ("뭐해?", "루루", 5, [], PICK),  # "... 물은 뭐해? 이야기입니다." would split after '?'
+        ("뭐해?", "루루", 0, [], BELOW),  # "... 꺼낸 뭐해? 주제는 ..."
+        ("뭐해?", "루루", 5, ["뭐해?"], JUST),  # "... 뭐해? 이야기를 답한 지 ..."
+        ("노래", "헉! 대박", 5, [], PICK),  # "헉! 대박이 후원 없이 ..."
+        ("노래", "줄\n바꿈", 5, [], PICK),  # a line break in a nickname
+    ],
+    ids=["tag-ranked", "tag-below", "tag-just-answered", "nickname-ranked", "nickname-newline"],
+)
+def test_summary_stays_polite_with_sentence_punctuation_in_a_tag_or_nickname(
+    tag, nickname, closeness, answered, verdict
+):
+    sheets = [sheet(world=[tag, "노래"], mins={tag: 3, "노래": 0})]
+    relations = [viewer("VW-1", closeness=closeness, answered=answered, last="2026-09-08T21:13:50", nickname=nickname)]
+    norm = gate([line("MSG-1", "2026-09-08T21:14:00", tags=[tag], viewer_id="VW-1")], sheets, relations)
+    rows = records(judge(norm.chat, norm.sheet, norm.relation, CFG))
+    assert rows[0]["verdict"] == verdict
+    assert is_polite(rows[0]["summary"]), rows[0]["summary"]
+    assert [c.id for c in run_checks(norm, rows, CFG) if not c.passed] == []
+
+
+# -- known defects -----------------------------------------------------------------------------
+
+
+def test_first_time_viewer_hedge_agrees_with_the_configured_closeness():
+    config = CFG.model_copy(update={"first_time_viewer": CFG.first_time_viewer.model_copy(update={"closeness_level": 2})})
+    rows = run([line("MSG-1", "2026-09-08T21:14:00", viewer_id="VW-NEW")], config=config)
+    r = rows["MSG-1"]
+    assert r["verdict"] == PICK and "친밀 2단계" in r["summary"]
+    assert re.findall(r"(\d+)단계", r["hedge"]) in ([], ["2"]), r["hedge"]
+
+
 # -- property tests: random small tables -------------------------------------------------------
 
 WORLD_POOL = ("노래", "게임", "여행", "요리", "일상", "간식")
 BANNED_POOL = ("정치", "메타발언", "연애")
 OUTSIDE = ("우주", "코인")  # in no character's vocabulary
 NAMES = ("미아", "하루", "사주오빠", "노아", "린")
-NICKS = ("루루", "미르냥", "별똥", "하늘", "코코", "신입팬", "Anna", "닭")
+NICKS = ("루루", "미르냥", "별똥", "하늘", "코코", "신입팬", "Anna", "닭", "헉! 대박", "🌙")
 T0_MS = int(datetime(2026, 9, 8, 21, 14, 0, tzinfo=SEOUL).timestamp() * 1000)
 FORMS = ("", "+09:00", "Z", "+01:00")
 
@@ -657,33 +695,37 @@ def scenarios(draw):
         others = [t for t in WORLD_POOL + BANNED_POOL if t not in world]
         banned = draw(st.lists(st.sampled_from(others), max_size=3, unique=True))
         mins = draw(st.dictionaries(st.sampled_from(world), st.integers(0, 5), max_size=len(world)))
-        cooldown = draw(st.sampled_from([0, 30, 60, 90, 180, 900]) | st.integers(0, 900))
+        cooldown = draw(st.sampled_from([0, 30, 60, 90, 120, 180]) | st.integers(0, 900))
         sheets.append(sheet(f"CH-{i}", draw(st.sampled_from(NAMES)), world, banned, mins, cooldown))
     n_viewers = draw(st.integers(0, 8))
     viewer_ids = [f"VW-{i:02d}" for i in range(n_viewers)]
     relations, last_ms = [], {}
     for vid in viewer_ids:
-        if not draw(st.booleans()):
+        if draw(st.integers(0, 3)) == 0:
             continue  # a viewer with no relation row
-        last = draw(st.none() | st.integers(0, 1_000_000))  # milliseconds before T0
+        # Milliseconds before T0: mostly whole seconds, so elapsed often equals a cooldown exactly.
+        last = draw(st.sampled_from(["none", "seconds", "seconds", "any"]).flatmap(
+            lambda k: st.none() if k == "none" else st.integers(0, 150).map(lambda s: 1000 * s) if k == "seconds"
+            else st.integers(0, 1_000_000)
+        ))
         if last is not None:
             last_ms[vid] = T0_MS - last
         relations.append(viewer(
             vid,
             closeness=draw(st.integers(0, 5)),
-            answered=draw(st.lists(st.sampled_from(WORLD_POOL), max_size=3, unique=True)),
+            answered=draw(st.lists(st.sampled_from(WORLD_POOL), min_size=2, max_size=4, unique=True) | st.just([])),
             last=None if last is None else stamp(T0_MS - last, draw(st.sampled_from(FORMS))),
             nickname=draw(st.sampled_from(NICKS)),
         ))
-    who = viewer_ids + ["VW-NEW"]  # VW-NEW never has a relation row
-    n_lines = draw(st.integers(0, 40))
+    who = viewer_ids * 3 + ["VW-NEW"]  # VW-NEW never has a relation row
+    n_lines = draw(st.integers(0, 40) | st.integers(15, 40))
     keys = draw(st.lists(st.tuples(st.sampled_from(["MSG-A", "MSG-B", "X"]), st.integers(0, 60)),
                          min_size=n_lines, max_size=n_lines, unique=True))
     chat, sent_ms = [], {}
     for prefix, seg in keys:
         mid = f"{prefix}-{seg:04d}"
-        # Mostly whole seconds over ~3 windows, many on the same second; some fractional.
-        ms = T0_MS + 1000 * draw(st.integers(0, 95)) + draw(st.sampled_from([0, 0, 0, 250, 999]))
+        # Mostly whole seconds over 3 windows, many on the same second; some fractional.
+        ms = T0_MS + 1000 * draw(st.integers(0, 65)) + draw(st.sampled_from([0, 0, 0, 250, 999]))
         sent_ms[mid] = ms
         character = draw(st.integers(0, n_chars - 1))
         # Mostly the character's own world topics; sometimes null, empty, banned or unknown tags.
@@ -732,6 +774,26 @@ def spec_oracle(sc: dict, config: LivePickConfig = CFG) -> dict[str, tuple]:
         for rank, (_, mid, elapsed) in enumerate(sorted(group), start=1):
             out[mid] = (PICK if rank <= config.picks_per_window else LATER, rank, elapsed)
     return out
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    cooldown=st.integers(0, 900),
+    delta_ms=st.integers(-2000, 2000),
+    sent_frac=st.sampled_from([0, 1, 500, 999]),
+    answered=st.booleans(),
+)
+def test_random_cooldown_boundary(cooldown, delta_ms, sent_frac, answered):
+    # Elapsed lands within two seconds of the cooldown, on and off whole seconds.
+    sent = T0_MS + sent_frac
+    elapsed_ms = max(0, 1000 * cooldown + delta_ms)
+    relations = [viewer("VW-1", answered=["노래"] if answered else ["게임"], last=stamp(sent - elapsed_ms, ""))]
+    rows = run([line("MSG-1", stamp(sent, "+09:00"), tags=["노래"], viewer_id="VW-1")],
+               [sheet(cooldown=cooldown)], relations)
+    r = rows["MSG-1"]
+    assert r["cooldown_elapsed_sec"] == elapsed_ms // 1000
+    inside = elapsed_ms // 1000 < cooldown
+    assert r["verdict"] == (JUST if inside and answered else PICK)
 
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
