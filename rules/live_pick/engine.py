@@ -117,7 +117,7 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     )
     ex = ex.merge(mins, on=["character_id", "tag"], how="left").sort_values("pos")
     ex["in_map"] = ex["min_closeness"].notna()
-    ex["min_closeness"] = ex["min_closeness"].fillna(config.missing_topic_min_closeness)
+    ex["min_closeness"] = pd.to_numeric(ex["min_closeness"]).astype(float).fillna(config.missing_topic_min_closeness)
 
     def first(mask: np.ndarray) -> pd.Series:
         return ex.loc[mask].groupby("row")["tag"].first().reindex(f["row"]).to_numpy()
@@ -129,7 +129,7 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     f["first_tag"] = first(np.ones(len(ex), dtype=bool))
     top = ex.sort_values(["row", "min_closeness", "pos"], ascending=[True, False, True]).drop_duplicates("row")
     top = top.set_index("row").reindex(f["row"])
-    f["required_closeness"] = top["min_closeness"].fillna(config.missing_topic_min_closeness).to_numpy()
+    f["required_closeness"] = top["min_closeness"].astype(float).fillna(config.missing_topic_min_closeness).to_numpy()
     f["required_tag"] = top["tag"].to_numpy()
     f["required_in_map"] = top["in_map"].eq(True).to_numpy()
 

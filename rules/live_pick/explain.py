@@ -137,7 +137,7 @@ def _below_closeness(r: dict, config: LivePickConfig):
     need = _num(r["required_closeness"])
     e = [ev("live_chat", "body", r["body"]), ev("live_chat", "topic_tags", tag)]
     if r["required_in_map"]:
-        e.append(ev("character_sheet", "min_closeness_by_topic", r["required_closeness"]))
+        e.append(ev("character_sheet", "min_closeness_by_topic", r["min_closeness_by_topic"][tag]))
     e += _viewer_evidence(r)
     s = (
         f"{josa(_who(r), '이/가')} 꺼낸 {shown} 주제는 친밀 {need}단계부터이고 "
