@@ -9,21 +9,9 @@ from __future__ import annotations
 import html
 import json
 
+from evals.markdown import md_cell, md_table  # noqa: F401 - re-exported
 from evals.report import Report
 from evals.stats import label_order
-
-
-def md_cell(value) -> str:
-    text = "" if value is None else str(value)
-    text = html.escape(text, quote=False).replace("|", "\\|")
-    return " ".join(text.split())
-
-
-def md_table(headers: list[str], rows: list[list]) -> str:
-    """A Markdown table; every cell escaped."""
-    lines = ["| " + " | ".join(md_cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def _ratio_cells(m) -> tuple[str, str]:

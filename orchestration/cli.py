@@ -5,6 +5,8 @@
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
     verdicts review persona --input DIR --out REVIEW.{jsonl,md}
+    verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
+    verdicts live-close CHARACTER_ID
     verdicts demo [--dagster-home DIR]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -85,6 +87,18 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--input", required=True, type=Path)
     r.add_argument("--out", required=True, type=Path, help="REVIEW.jsonl (one item per line, blank reviewer columns) or REVIEW.md")
     r.set_defaults(func=cmd_review)
+
+    rp = sub.add_parser("replay", help="feed a recorded live_chat.jsonl into the live landing table")
+    rp.add_argument("file", type=Path)
+    pace = rp.add_mutually_exclusive_group(required=True)
+    pace.add_argument("--rate", type=float, help="lines per second")
+    pace.add_argument("--speed", type=float, help="the recording's own pace, X times faster")
+    rp.add_argument("--shift-to-now", action="store_true", help="re-time sent_at to when each line is sent")
+    rp.set_defaults(func=cmd_replay)
+
+    lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
+    lc.add_argument("character_id")
+    lc.set_defaults(func=cmd_live_close)
 
     d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
     d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
@@ -231,6 +245,40 @@ def cmd_review(args) -> int:
     else:
         write_jsonl(args.out, queue.to_dict("records"))
     print(f"review queue: {len(queue)} of {candidates} candidate items → {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _live_engine():
+    from orchestration import environment
+    from orchestration.resources.warehouse import _engine
+
+    return _engine(environment.warehouse_url())
+
+
+def cmd_replay(args) -> int:
+    from orchestration.live.replay import replay
+    from rules.live_pick.config import load_config
+
+    if not args.file.is_file():
+        raise UsageError(f"{args.file}: file not found")
+    if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
+        raise UsageError("--rate and --speed must be positive")
+    replay(_live_engine(), args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now)
+    return EXIT_OK
+
+
+def cmd_live_close(args) -> int:
+    import time
+
+    from orchestration.live import store
+    from orchestration.live.judge import close_broadcast
+    from rules.live_pick.config import load_config
+
+    engine = _live_engine()
+    store.ensure_tables(engine)
+    done = close_broadcast(engine, args.character_id, load_config(), time.time_ns)
+    print(f"{args.character_id}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
+          f"{done['answered']} answered lines written back", file=sys.stderr)
     return EXIT_OK
 
 

@@ -10,6 +10,12 @@ from assets import live_pick, persona
 from assets.common.resources import ReportsResource
 from orchestration import environment
 from orchestration.jobs import evaluation_job, nightly_job
+from orchestration.live.jobs import (
+    live_pick_broadcast_close_sensor,
+    live_pick_close_broadcast,
+    live_pick_window_sensor,
+    live_pick_windows,
+)
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from orchestration.schedules import nightly_schedule
@@ -33,7 +39,8 @@ def resources_for(env: str) -> dict:
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
         assets=[*live_pick.assets, *persona.assets],
-        jobs=[nightly_job, evaluation_job],
+        jobs=[nightly_job, evaluation_job, live_pick_windows, live_pick_close_broadcast],
+        sensors=[live_pick_window_sensor, live_pick_broadcast_close_sensor],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),
         # Runs launched from the UI and backfills too: one process per run, not per step.

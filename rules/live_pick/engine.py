@@ -14,6 +14,7 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.explain import explain
+from rules.live_pick.tagger import with_tags
 from rules.live_pick.tags import GoldTags, TagSource
 
 OUTPUT_COLUMNS = [
@@ -44,7 +45,8 @@ def judge(
     """One verdict row per chat line (output-schema columns), sorted by window and rank."""
     if chat.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
-    f = features(chat, sheet, relation, config, tags or GoldTags())
+    # The tags the rules use become the table's topic_tags, so evidence cites what was used.
+    f = features(with_tags(chat, sheet, tags or GoldTags()), sheet, relation, config)
     f["verdict"] = None
     for verdict, rule in ((V.OUT_OF_WORLD, out_of_world), (V.JUST_ANSWERED, just_answered), (V.BELOW_CLOSENESS, below_closeness)):
         undecided = f["verdict"].isna()
@@ -59,12 +61,10 @@ def judge(
     return f[OUTPUT_COLUMNS].reset_index(drop=True)
 
 
-def features(
-    chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig, source: TagSource
-) -> pd.DataFrame:
+def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
     """Every chat line with its sheet, relation, window, elapsed seconds and tag facts."""
     f = chat.reset_index(drop=True).copy()
-    f["tags"] = source.tags(chat, sheet).reset_index(drop=True)
+    f["tags"] = f["topic_tags"]
     f["row"] = np.arange(len(f))
     f = f.merge(
         sheet[["character_id", "character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec"]],

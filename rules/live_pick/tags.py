@@ -29,11 +29,15 @@ class GoldTags:
         return chat["topic_tags"]
 
 
-SOURCES: dict[str, TagSource] = {"gold": GoldTags()}
+SOURCES = ("gold", "model")
+"""`gold`: the collector's topic_tags; `model`: the offline lexicon tagger on the body."""
 
 
 def tag_source(name: str) -> TagSource:
-    try:
-        return SOURCES[name]
-    except KeyError:
-        raise ValueError(f"unknown tag source '{name}'; available: {', '.join(sorted(SOURCES))}") from None
+    if name == "gold":
+        return GoldTags()
+    if name == "model":
+        from rules.live_pick.tagger import LexiconTagger
+
+        return LexiconTagger()
+    raise ValueError(f"unknown tag source '{name}'; available: {', '.join(SOURCES)}")

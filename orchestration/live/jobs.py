@@ -1,0 +1,142 @@
+"""The live window job, the broadcast-close job, and the sensors that launch them."""
+
+import hashlib
+import json
+
+from dagster import (
+    AssetKey,
+    AssetMaterialization,
+    Config,
+    DefaultSensorStatus,
+    MetadataValue,
+    OpExecutionContext,
+    RunRequest,
+    SensorEvaluationContext,
+    SkipReason,
+    in_process_executor,
+    job,
+    op,
+    sensor,
+)
+
+from orchestration.live import clock, store
+from orchestration.live.judge import broadcasts_to_close, close_broadcast, judge_windows
+from orchestration.live.settings import live_settings
+from orchestration.live.view import latest_windows_markdown
+from orchestration.resources.raw_files import RawFilesResource
+from orchestration.resources.warehouse import WarehouseResource
+from rules.live_pick.config import load_config
+
+BOARD = AssetKey(["live_pick", "live_board"])
+RETRY_AFTER_NS = 300 * 1_000_000_000
+"""A requested window still unjudged after this long is requested again (its run failed)."""
+
+
+def window_key(character_id: str, window_ns: int) -> str:
+    return f"{character_id}|{window_ns}"
+
+
+def parse_key(key: str) -> tuple[str, int]:
+    character, window = key.rsplit("|", 1)
+    return character, int(window)
+
+
+class WindowsConfig(Config):
+    windows: list[str]
+    """`character_id|window_start_ns` of every window to judge."""
+
+
+@op(out={})
+def judge_closed_windows(context: OpExecutionContext, config: WindowsConfig, warehouse: WarehouseResource,
+                         raw_files: RawFilesResource):
+    engine = warehouse.engine
+    store.ensure_tables(engine)
+    result = judge_windows(engine, [parse_key(k) for k in config.windows], raw_files.domain_dir("live_pick"),
+                           load_config(), live_settings().tags, context.run_id, clock.now_ns)
+    latencies = result["latencies"]
+    context.log.info(f"judged {result['windows']} windows, {result['lines']} lines; late lines recorded: {result['late']}")
+    yield AssetMaterialization(
+        asset_key=BOARD,
+        description="Latest live windows: picks on top, the others by reason, each window's latency.",
+        metadata={
+            "windows_judged": result["windows"],
+            "lines_judged": result["lines"],
+            "max_latency_s": round(max(latencies.values()) / 1000, 3) if latencies else 0.0,
+            "board": MetadataValue.md(latest_windows_markdown(engine)),
+        },
+    )
+
+
+class CloseConfig(Config):
+    characters: list[str]
+
+
+@op
+def close_broadcasts(context: OpExecutionContext, config: CloseConfig, warehouse: WarehouseResource):
+    store.ensure_tables(warehouse.engine)
+    for character in config.characters:
+        done = close_broadcast(warehouse.engine, character, load_config(), clock.now_ns)
+        context.log.info(f"{character}: {done['answered']} answered lines written back")
+
+
+@job(executor_def=in_process_executor, description="Judge closed 30-second live_pick windows from the landing table.")
+def live_pick_windows():
+    judge_closed_windows()
+
+
+@job(executor_def=in_process_executor, description="Write a closed broadcast's answered lines back to the viewer relations.")
+def live_pick_close_broadcast():
+    close_broadcasts()
+
+
+_SETTINGS = live_settings()
+_STATUS = DefaultSensorStatus.RUNNING if _SETTINGS.running else DefaultSensorStatus.STOPPED
+
+
+@sensor(job=live_pick_windows, minimum_interval_seconds=_SETTINGS.sensor_interval, default_status=_STATUS,
+        description="Launches a judging run for every closed window that holds unjudged lines.")
+def live_pick_window_sensor(context: SensorEvaluationContext, warehouse: WarehouseResource):
+    return window_requests(context, warehouse, clock.now_ns())
+
+
+def window_requests(context: SensorEvaluationContext, warehouse: WarehouseResource, now: int):
+    """One run for all windows closed since the last request: a backlog drains in one run."""
+    store.ensure_tables(warehouse.engine)
+    settings = live_settings()
+    config = load_config()
+    closed = store.closed_unjudged(warehouse.engine, now, config.window_seconds, settings.grace)
+    # cursor: window key -> [requested at, attempts]
+    requested = json.loads(context.cursor) if context.cursor else {}
+    open_keys = {window_key(c, w) for c, w in closed}
+    requested = {k: v for k, v in requested.items() if k in open_keys}  # judged windows drop out
+    due = [window_key(c, w) for c, w in closed
+           if window_key(c, w) not in requested or now - requested[window_key(c, w)][0] > RETRY_AFTER_NS]
+    if not due:
+        context.update_cursor(json.dumps(requested))
+        late = store.unrecorded_late(warehouse.engine)
+        if late and not closed:  # lines after their window's verdicts: record them as late
+            return RunRequest(run_key=f"late:{now // 10**9}", run_config={"ops": {"judge_closed_windows": {"config": {"windows": []}}}})
+        return SkipReason(f"{len(closed)} closed windows, all requested" if closed else "no closed window with unjudged lines")
+    for k in due:
+        requested[k] = [now, requested.get(k, [0, 0])[1] + 1]
+    context.update_cursor(json.dumps(requested))
+    attempt = max(requested[k][1] for k in due)
+    digest = hashlib.sha1("\n".join(due).encode()).hexdigest()[:16]
+    return RunRequest(
+        run_key=f"windows:{digest}:{attempt}",  # the same windows are never requested twice in one attempt
+        run_config={"ops": {"judge_closed_windows": {"config": {"windows": due}}}},
+        tags={"live_pick/windows": str(len(due))},
+    )
+
+
+@sensor(job=live_pick_close_broadcast, minimum_interval_seconds=_SETTINGS.sensor_interval, default_status=_STATUS,
+        description="Closes a broadcast after a gap with no lines, writing its answers back.")
+def live_pick_broadcast_close_sensor(context: SensorEvaluationContext, warehouse: WarehouseResource):
+    store.ensure_tables(warehouse.engine)
+    characters = broadcasts_to_close(warehouse.engine, clock.now_ns(), live_settings().close_gap)
+    if not characters:
+        return SkipReason("no broadcast to close")
+    return RunRequest(
+        run_key="close:" + ",".join(characters) + f":{clock.now_ns() // 10**9}",
+        run_config={"ops": {"close_broadcasts": {"config": {"characters": characters}}}},
+    )

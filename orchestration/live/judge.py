@@ -1,0 +1,147 @@
+"""Judging a batch of closed windows from the landing table, and closing a broadcast.
+
+Free of Dagster: the window job, the tests and the command line all call these.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import sqlalchemy as sa
+
+from orchestration.live import store
+from rules.common import timestamps
+from rules.common.gates import empty_quarantine
+from rules.common.jsonl import dataset_path, read_raw
+from rules.live_pick import verdicts as V
+from rules.live_pick.config import LivePickConfig
+from rules.live_pick.engine import judge, records
+from rules.live_pick.normalise import normalise
+from rules.live_pick.tagger import with_tags
+from rules.live_pick.tags import GoldTags, tag_source
+
+
+def references(raw_dir: Path, engine: sa.Engine, config: LivePickConfig, now_ns: int) -> dict[str, pd.DataFrame]:
+    """Raw reference lines: character sheets from the file; viewer relations from the live
+    state, seeded from the file (through the same gates) the first time."""
+    sheet = read_raw(dataset_path(raw_dir, "character_sheet"), "character_sheet")
+    relation = read_raw(dataset_path(raw_dir, "viewer_relation"), "viewer_relation")
+    no_lines = relation.iloc[0:0].assign(dataset="live_chat")
+    seeded = normalise({"live_chat": no_lines, "character_sheet": sheet, "viewer_relation": relation}, config)
+    store.seed_viewer_state(engine, seeded.tables["viewer_relation"], now_ns)
+    return {"character_sheet": sheet, "viewer_relation": store.viewer_lines(engine)}
+
+
+def judge_windows(
+    engine: sa.Engine, keys: list[tuple[str, int]], raw_dir: Path, config: LivePickConfig, tags: str,
+    run_id: str | None, clock,
+) -> dict:
+    """Judge the given windows (those not judged yet) and store the result in one transaction."""
+    keys = [k for k in keys if k not in store.already_judged(engine, keys)]
+    if not keys:
+        return {"windows": 0, "lines": 0, "latencies": {}, "late": store.record_late(engine)}
+    now = clock()
+    lines = store.lines_for(engine, keys)
+    # Lines whose window cannot be known ride along, to be quarantined with their reason.
+    stray = store.unwindowed(engine, now, 0)
+    chat_raw = pd.concat([lines[["dataset", "file", "line", "text"]], stray], ignore_index=True)
+    raw = {"live_chat": chat_raw, **references(raw_dir, engine, config, now)}
+    norm = normalise(raw, config)
+    sheet, relation = norm.tables["character_sheet"], norm.tables["viewer_relation"]
+    chat = with_tags(norm.tables["live_chat"], sheet, tag_source(tags))
+    q = norm.quarantine[norm.quarantine["dataset"] == "live_chat"].copy() if len(norm.quarantine) else empty_quarantine()
+    repeated = chat["msg_id"].isin(store.judged_msg_ids(engine, list(chat["msg_id"])))
+    if repeated.any():  # judged in an earlier window: the first one stands
+        q = pd.concat([q, _quarantine_rows(chat[repeated], "duplicate_id", "msg_id was judged in an earlier window")], ignore_index=True)
+        chat = chat[~repeated]
+    window_of_line = dict(zip(lines["line"], zip(lines["character_id"], lines["window_ns"])))
+    window_of = {m: window_of_line[int(l)] for m, l in zip(chat["msg_id"], chat["line"])}
+    rows = records(judge(chat, sheet, relation, config, GoldTags()))
+    q["window"] = [window_of_line.get(int(l)) for l in q["line"]]
+    step = config.window_seconds * timestamps.NS_PER_SEC
+    forms = dict(zip(chat["msg_id"], chat["sent_at_form"]))
+    meta = {}
+    for key in keys:
+        form = next((forms[m] for m, w in window_of.items() if w == key), "")
+        meta[key] = {"window_start": timestamps.format_ns(key[1], form, config.timezone), "window_end_ns": key[1] + step,
+                     "lines": sum(1 for w in window_of_line.values() if w == key)}
+    tags_of = dict(zip(chat["msg_id"], chat["topic_tags"]))
+    seq_of = {m: int(l) for m, l in zip(chat["msg_id"], chat["line"])}
+    latencies = store.store_windows(engine, keys, rows, window_of, q, meta, tags_of, seq_of, now, run_id, clock)
+    return {"windows": len(latencies), "lines": len(rows), "latencies": latencies, "late": store.record_late(engine)}
+
+
+def _quarantine_rows(chat: pd.DataFrame, code: str, reason: str) -> pd.DataFrame:
+    return pd.DataFrame({"dataset": "live_chat", "file": chat["file"], "line": chat["line"], "id": chat["msg_id"],
+                         "reason_code": code, "reason": reason, "raw": None})
+
+
+def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig, clock) -> dict:
+    """Write the lines answered since the last close back to the viewer state, in one transaction.
+
+    `answered_topics` gains the line's tags; `last_replied_at` becomes the end of the window in
+    which the line was picked (the reply goes out after the window closes), in the line's form.
+    """
+    now = clock()
+    step = config.window_seconds * timestamps.NS_PER_SEC
+    with engine.begin() as conn:
+        last_closed = conn.execute(
+            sa.select(sa.func.max(store.broadcasts.c.last_window_ns)).where(store.broadcasts.c.character_id == character_id)
+        ).scalar_one()
+        q = sa.select(store.verdicts.c.row, store.verdicts.c.tags, store.verdicts.c.window_ns).where(
+            store.verdicts.c.character_id == character_id)
+        if last_closed is not None:
+            q = q.where(store.verdicts.c.window_ns > last_closed)
+        judged = sorted(((store.load_json(r), store.load_json(t), int(w)) for r, t, w in conn.execute(q)), key=lambda x: x[2])
+        if not judged:
+            return {"character_id": character_id, "answered": 0, "closed": False}
+        states = {v: store.load_json(r) for v, r in conn.execute(sa.select(store.viewer_state.c.viewer_id, store.viewer_state.c.row))}
+        answered = 0
+        for row, tags, window_ns in judged:
+            if row["verdict"] != V.PICK:
+                continue
+            answered += 1
+            state = states.get(row["viewer_id"]) or {
+                "viewer_id": row["viewer_id"], "nickname": row["viewer_id"], "answered_topics": [],
+                "closeness_level": config.first_time_viewer.closeness_level, "last_replied_at": None, "note": None,
+            }
+            topics = list(state.get("answered_topics") or [])
+            topics += [t for t in tags or [] if t not in topics]
+            form = row["window_start"][19:]  # "" (naive), "Z" or "+09:00": the line's own form
+            state = {**state, "answered_topics": topics,
+                     "last_replied_at": timestamps.format_ns(window_ns + step, form, config.timezone)}
+            states[row["viewer_id"]] = state
+            conn.execute(sa.delete(store.viewer_state).where(store.viewer_state.c.viewer_id == row["viewer_id"]))
+            conn.execute(store.viewer_state.insert(), {"viewer_id": row["viewer_id"], "row": state, "updated_ns": now})
+        conn.execute(store.broadcasts.insert(), {
+            "character_id": character_id, "first_window_ns": judged[0][2], "last_window_ns": judged[-1][2],
+            "closed_ns": now, "answered": answered,
+        })
+    return {"character_id": character_id, "answered": answered, "closed": True}
+
+
+def broadcasts_to_close(engine: sa.Engine, now_ns: int, gap_seconds: float) -> list[str]:
+    """Characters whose last line arrived more than the gap ago, with windows judged since their last close."""
+    gap = int(gap_seconds * timestamps.NS_PER_SEC)
+    last_line = (
+        sa.select(store.landing.c.character_id, sa.func.max(store.landing.c.arrived_ns).label("last"))
+        .where(store.landing.c.character_id.is_not(None)).group_by(store.landing.c.character_id).subquery()
+    )
+    last_close = (
+        sa.select(store.broadcasts.c.character_id, sa.func.max(store.broadcasts.c.last_window_ns).label("closed"))
+        .group_by(store.broadcasts.c.character_id).subquery()
+    )
+    newest = (
+        sa.select(store.windows.c.character_id, sa.func.max(store.windows.c.window_ns).label("judged"))
+        .group_by(store.windows.c.character_id).subquery()
+    )
+    q = (
+        sa.select(last_line.c.character_id)
+        .join(newest, newest.c.character_id == last_line.c.character_id)
+        .outerjoin(last_close, last_close.c.character_id == last_line.c.character_id)
+        .where(last_line.c.last <= now_ns - gap)
+        .where(sa.or_(last_close.c.closed.is_(None), newest.c.judged > last_close.c.closed))
+    )
+    with engine.connect() as conn:
+        return [c for (c,) in conn.execute(q)]

@@ -1,0 +1,285 @@
+"""Tables of the live path, in the warehouse database.
+
+- `live_pick_landing`: chat lines as they arrive (raw JSON text, arrival time, and the
+  window they fall in when their `sent_at` is readable). One writer appends; readers poll.
+- `live_pick_live_windows`: one row per judged (character, window): end, judged and stored
+  times, latency from window close to verdicts stored. Its primary key makes a window judged once.
+- `live_pick_live_verdicts` / `live_pick_live_quarantine`: what the window job produced.
+- `live_pick_live_late`: lines that arrived after their window was judged.
+- `live_pick_viewer_state`: viewer relations, seeded from the reference file, updated when
+  a broadcast closes; `live_pick_broadcasts`: closed broadcasts.
+
+SQLite runs in WAL mode (readers do not block the writer); PostgreSQL as is.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+
+from rules.common import timestamps
+from rules.common.jsonl import parse_object
+
+JSON = sa.JSON().with_variant(JSONB(), "postgresql")
+metadata = sa.MetaData()
+
+landing = sa.Table(
+    "live_pick_landing", metadata,
+    sa.Column("seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("arrived_ns", sa.BigInteger, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("msg_id", sa.Text),
+    sa.Column("character_id", sa.Text),
+    sa.Column("sent_ns", sa.BigInteger),
+    sa.Column("window_ns", sa.BigInteger),
+    sa.Index("ix_live_pick_landing_window", "character_id", "window_ns"),
+)
+windows = sa.Table(
+    "live_pick_live_windows", metadata,
+    sa.Column("character_id", sa.Text, primary_key=True),
+    sa.Column("window_ns", sa.BigInteger, primary_key=True),
+    sa.Column("window_start", sa.Text, nullable=False),
+    sa.Column("window_end_ns", sa.BigInteger, nullable=False),
+    sa.Column("judged_ns", sa.BigInteger, nullable=False),
+    sa.Column("stored_ns", sa.BigInteger, nullable=False),
+    sa.Column("latency_ms", sa.Float, nullable=False),
+    sa.Column("lines", sa.Integer, nullable=False),
+    sa.Column("run_id", sa.Text),
+)
+verdicts = sa.Table(
+    "live_pick_live_verdicts", metadata,
+    sa.Column("msg_id", sa.Text, primary_key=True),
+    sa.Column("character_id", sa.Text, nullable=False),
+    sa.Column("window_ns", sa.BigInteger, nullable=False),
+    sa.Column("row", JSON, nullable=False),
+    sa.Column("tags", JSON),
+    sa.Column("seq", sa.BigInteger, nullable=False),
+    sa.Index("ix_live_pick_live_verdicts_window", "character_id", "window_ns"),
+)
+quarantine = sa.Table(
+    "live_pick_live_quarantine", metadata,
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("character_id", sa.Text),
+    sa.Column("window_ns", sa.BigInteger),
+    sa.Column("reason_code", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+)
+late = sa.Table(
+    "live_pick_live_late", metadata,
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("msg_id", sa.Text),
+    sa.Column("character_id", sa.Text),
+    sa.Column("window_ns", sa.BigInteger),
+    sa.Column("arrived_ns", sa.BigInteger, nullable=False),
+    sa.Column("judged_ns", sa.BigInteger, nullable=False),
+)
+viewer_state = sa.Table(
+    "live_pick_viewer_state", metadata,
+    sa.Column("viewer_id", sa.Text, primary_key=True),
+    sa.Column("row", JSON, nullable=False),
+    sa.Column("updated_ns", sa.BigInteger, nullable=False),
+)
+broadcasts = sa.Table(
+    "live_pick_broadcasts", metadata,
+    sa.Column("character_id", sa.Text, primary_key=True),
+    sa.Column("last_window_ns", sa.BigInteger, primary_key=True),
+    sa.Column("first_window_ns", sa.BigInteger, nullable=False),
+    sa.Column("closed_ns", sa.BigInteger, nullable=False),
+    sa.Column("answered", sa.Integer, nullable=False),
+)
+
+
+def ensure_tables(engine: sa.Engine) -> None:
+    metadata.create_all(engine)
+
+
+def landing_row(text: str, arrived_ns: int, window_seconds: int, tz: str) -> dict:
+    """A landing row; the window is known only when the line's sent_at reads."""
+    obj = parse_object(text) or {}
+    stamp = timestamps.parse(obj.get("sent_at"), tz)
+    sent = stamp.ns if stamp else None
+    return {
+        "arrived_ns": arrived_ns,
+        "text": text,
+        "msg_id": obj.get("msg_id") if isinstance(obj.get("msg_id"), str) else None,
+        "character_id": obj.get("character_id").strip() if isinstance(obj.get("character_id"), str) else None,
+        "sent_ns": sent,
+        "window_ns": None if sent is None else timestamps.floor_ns(sent, window_seconds),
+    }
+
+
+def append(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds: int, tz: str) -> int:
+    if not texts:
+        return 0
+    rows = [landing_row(t, arrived_ns, window_seconds, tz) for t in texts]
+    with engine.begin() as conn:
+        conn.execute(landing.insert(), rows)
+    return len(rows)
+
+
+def closed_unjudged(engine: sa.Engine, now_ns: int, window_seconds: int, grace_seconds: float) -> list[tuple[str, int]]:
+    """(character, window) pairs whose window has closed (plus grace) and hold unjudged lines."""
+    step = window_seconds * timestamps.NS_PER_SEC
+    latest_start = now_ns - step - int(grace_seconds * timestamps.NS_PER_SEC)
+    judged = sa.select(windows.c.character_id, windows.c.window_ns)
+    q = (
+        sa.select(landing.c.character_id, landing.c.window_ns)
+        .where(landing.c.window_ns.is_not(None), landing.c.character_id.is_not(None), landing.c.window_ns <= latest_start)
+        .where(sa.tuple_(landing.c.character_id, landing.c.window_ns).not_in(judged))
+        .distinct()
+        .order_by(landing.c.window_ns, landing.c.character_id)
+    )
+    with engine.connect() as conn:
+        return [(c, int(w)) for c, w in conn.execute(q)]
+
+
+def already_judged(engine: sa.Engine, keys: list[tuple[str, int]]) -> set[tuple[str, int]]:
+    if not keys:
+        return set()
+    q = sa.select(windows.c.character_id, windows.c.window_ns).where(
+        sa.tuple_(windows.c.character_id, windows.c.window_ns).in_(keys)
+    )
+    with engine.connect() as conn:
+        return {(c, int(w)) for c, w in conn.execute(q)}
+
+
+def judged_msg_ids(engine: sa.Engine, msg_ids: list[str]) -> set[str]:
+    if not msg_ids:
+        return set()
+    with engine.connect() as conn:
+        return set(conn.execute(sa.select(verdicts.c.msg_id).where(verdicts.c.msg_id.in_(msg_ids))).scalars())
+
+
+def lines_for(engine: sa.Engine, keys: list[tuple[str, int]]) -> pd.DataFrame:
+    """Landing lines of the given windows, shaped as raw dataset lines (file, line, text)."""
+    q = sa.select(landing.c.seq, landing.c.text, landing.c.character_id, landing.c.window_ns).where(
+        sa.tuple_(landing.c.character_id, landing.c.window_ns).in_(keys)
+    ).order_by(landing.c.seq)
+    with engine.connect() as conn:
+        rows = conn.execute(q).all()
+    return pd.DataFrame({
+        "dataset": "live_chat", "file": "live_pick_landing", "line": [int(r.seq) for r in rows],
+        "text": [r.text for r in rows], "character_id": [r.character_id for r in rows],
+        "window_ns": [int(r.window_ns) for r in rows],
+    }, columns=["dataset", "file", "line", "text", "character_id", "window_ns"])
+
+
+def unwindowed(engine: sa.Engine, now_ns: int, older_than_ns: int) -> pd.DataFrame:
+    """Lines whose window cannot be known (unreadable sent_at or character), not yet quarantined."""
+    q = sa.select(landing.c.seq, landing.c.text).where(
+        sa.or_(landing.c.window_ns.is_(None), landing.c.character_id.is_(None)),
+        landing.c.arrived_ns <= now_ns - older_than_ns,
+        landing.c.seq.not_in(sa.select(quarantine.c.seq)),
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(q).all()
+    return pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing", "line": [int(r.seq) for r in rows],
+                         "text": [r.text for r in rows]}, columns=["dataset", "file", "line", "text"])
+
+
+def store_windows(
+    engine: sa.Engine,
+    keys: list[tuple[str, int]],
+    rows: list[dict],
+    window_of: dict[str, tuple[str, int]],
+    quarantined: pd.DataFrame,
+    window_meta: dict[tuple[str, int], dict],
+    tags_of: dict[str, list | None],
+    seq_of: dict[str, int],
+    judged_ns: int,
+    run_id: str | None,
+    clock,
+) -> dict[tuple[str, int], float]:
+    """Store verdicts, quarantine and window rows in one transaction; latency per window (ms)."""
+    latencies = {}
+    with engine.begin() as conn:
+        done = {(c, int(w)) for c, w in conn.execute(
+            sa.select(windows.c.character_id, windows.c.window_ns).where(sa.tuple_(windows.c.character_id, windows.c.window_ns).in_(keys))
+        )}
+        todo = [k for k in keys if k not in done]  # a window is judged once, whoever got there first
+        fresh = [r for r in rows if window_of[r["msg_id"]] in todo]
+        seen = {m for (m,) in conn.execute(sa.select(verdicts.c.msg_id).where(verdicts.c.msg_id.in_([r["msg_id"] for r in fresh])))}
+        new = [r for r in fresh if r["msg_id"] not in seen]
+        if new:
+            conn.execute(verdicts.insert(), [
+                {"msg_id": r["msg_id"], "character_id": window_of[r["msg_id"]][0], "window_ns": window_of[r["msg_id"]][1],
+                 "row": r, "tags": tags_of.get(r["msg_id"]), "seq": seq_of[r["msg_id"]]}
+                for r in new
+            ])
+        already = set(conn.execute(sa.select(quarantine.c.seq).where(quarantine.c.seq.in_([int(x) for x in quarantined["line"]]))).scalars())
+        q = [r for r in quarantined.to_dict("records")
+             if int(r["line"]) not in already and (r.get("window") is None or tuple(r["window"]) in todo)]
+        if q:
+            conn.execute(quarantine.insert(), [
+                {"seq": int(r["line"]), "character_id": (r.get("window") or (None, None))[0],
+                 "window_ns": (r.get("window") or (None, None))[1], "reason_code": r["reason_code"], "reason": r["reason"]}
+                for r in q
+            ])
+        stored_ns = clock()
+        for key in todo:
+            meta = window_meta[key]
+            latencies[key] = (stored_ns - meta["window_end_ns"]) / 1e6
+            conn.execute(windows.insert(), {
+                "character_id": key[0], "window_ns": key[1], "window_start": meta["window_start"],
+                "window_end_ns": meta["window_end_ns"], "judged_ns": judged_ns, "stored_ns": stored_ns,
+                "latency_ms": latencies[key], "lines": meta["lines"], "run_id": run_id,
+            })
+    return latencies
+
+
+def _late_query():
+    j = windows
+    return (
+        sa.select(landing.c.seq, landing.c.msg_id, landing.c.character_id, landing.c.window_ns, landing.c.arrived_ns, j.c.judged_ns)
+        .join(j, sa.and_(j.c.character_id == landing.c.character_id, j.c.window_ns == landing.c.window_ns))
+        # not among what the window's run judged or quarantined: it came after
+        .where(landing.c.seq.not_in(sa.select(verdicts.c.seq)))
+        .where(landing.c.seq.not_in(sa.select(quarantine.c.seq)))
+        .where(landing.c.seq.not_in(sa.select(late.c.seq)))
+    )
+
+
+def unrecorded_late(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(_late_query().subquery())).scalar_one()
+
+
+def record_late(engine: sa.Engine) -> int:
+    """Lines that landed in a window after it was judged; recorded once each."""
+    q = _late_query()
+    with engine.begin() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(q)]
+        if rows:
+            conn.execute(late.insert(), rows)
+    return len(rows)
+
+
+def seed_viewer_state(engine: sa.Engine, relation: pd.DataFrame, now_ns: int) -> None:
+    """Load viewer relations from the reference table once, when the state is empty."""
+    with engine.begin() as conn:
+        if conn.execute(sa.select(sa.func.count()).select_from(viewer_state)).scalar_one():
+            return
+        rows = [
+            {"viewer_id": r["viewer_id"], "updated_ns": now_ns,
+             "row": {k: r.get(k) for k in ("viewer_id", "nickname", "closeness_level", "answered_topics", "last_replied_at", "note")}}
+            for r in relation.to_dict("records")
+        ]
+        if rows:
+            conn.execute(viewer_state.insert(), rows)
+
+
+def load_json(value):
+    """A JSON column's value: PostgreSQL returns objects, SQLite may return text."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def viewer_lines(engine: sa.Engine) -> pd.DataFrame:
+    """The viewer state as raw viewer_relation lines, for the same gates as files."""
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(viewer_state.c.row).order_by(viewer_state.c.viewer_id)).scalars().all()
+    rows = [load_json(r) for r in rows]
+    return pd.DataFrame({"dataset": "viewer_relation", "file": "live_pick_viewer_state", "line": range(1, len(rows) + 1),
+                         "text": [json.dumps(r, ensure_ascii=False) for r in rows]}, columns=["dataset", "file", "line", "text"])

@@ -1,0 +1,41 @@
+"""The operator's view of the live path: latest windows per broadcast, Markdown."""
+
+from __future__ import annotations
+
+import pandas as pd
+import sqlalchemy as sa
+
+from evals.markdown import md_cell, md_table
+from orchestration.live import store
+from rules.live_pick import verdicts as V
+
+
+def latest_windows_markdown(engine: sa.Engine, per_character: int = 3) -> str:
+    with engine.connect() as conn:
+        wins = pd.read_sql(sa.select(store.windows).order_by(store.windows.c.window_ns.desc()), conn)
+        late = conn.execute(sa.select(sa.func.count()).select_from(store.late)).scalar_one()
+        quarantined = conn.execute(sa.select(sa.func.count()).select_from(store.quarantine)).scalar_one()
+    if wins.empty:
+        return "No window has been judged yet."
+    out = [f"Windows judged: {len(wins)} · latency p50 {wins['latency_ms'].median() / 1000:.1f} s, "
+           f"max {wins['latency_ms'].max() / 1000:.1f} s · late lines: {late} · quarantined lines: {quarantined}", ""]
+    for character, group in wins.groupby("character_id", sort=True):
+        for w in group.head(per_character).itertuples():
+            rows = _rows(engine, character, int(w.window_ns))
+            out.append(f"### {md_cell(character)} · {md_cell(w.window_start)} · {w.lines} lines · "
+                       f"close → stored {w.latency_ms / 1000:.1f} s")
+            picks = sorted((r for r in rows if r["verdict"] == V.PICK), key=lambda r: r["rank_in_window"])
+            out += ["", md_table(["rank", "msg_id", "viewer", "summary"],
+                                 [[r["rank_in_window"], r["msg_id"], r["viewer_id"], r["summary"]] for r in picks]) if picks else "no pick", ""]
+            for verdict in V.ORDER[1:]:
+                ids = [r["msg_id"] for r in rows if r["verdict"] == verdict]
+                if ids:
+                    out.append(f"- **{md_cell(verdict)}** ({len(ids)}): {md_cell(', '.join(ids))}")
+            out.append("")
+    return "\n".join(out)
+
+
+def _rows(engine: sa.Engine, character: str, window_ns: int) -> list[dict]:
+    with engine.connect() as conn:
+        q = sa.select(store.verdicts.c.row).where(store.verdicts.c.character_id == character, store.verdicts.c.window_ns == window_ns)
+        return [store.load_json(r) for r in conn.execute(q).scalars()]
