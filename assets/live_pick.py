@@ -2,7 +2,6 @@
 
 from assets.common.chain import DomainChain, build_assets, numbered_checks
 from assets.common.metadata import md_table
-from evals.live_pick import build_report, load_golden
 from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks
 from rules.live_pick.config import load_config
@@ -11,6 +10,19 @@ from rules.live_pick.expectations import EXPECTATIONS
 from rules.live_pick.normalise import ID_FIELDS, JSON_COLUMNS, normalise, restore, stored_columns
 from schemas import required_columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
+
+
+def build_report(*args, **kwargs):
+    # Report code (statistics) loads only where a report is made, not in every run.
+    from evals.live_pick import build_report
+
+    return build_report(*args, **kwargs)
+
+
+def load_golden(path):
+    from evals.live_pick import load_golden
+
+    return load_golden(path)
 
 
 def _preview(rows: list[dict]) -> str:

@@ -9,8 +9,6 @@ from dagster import Config, MaterializeResult, MetadataValue, asset
 from assets.common.chain import DomainChain, build_assets, numbered_checks
 from assets.common.metadata import md_table
 from assets.common.resources import ReportsResource
-from evals.compare import compare_versions, render_comparison
-from evals.persona import build_report, load_golden, render_review_queue
 from orchestration.resources.warehouse import WarehouseResource
 from rules.persona import verdicts as V
 from rules.persona.checks import run_checks
@@ -21,6 +19,19 @@ from rules.persona.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, 
 from rules.persona.review import candidate_count, review_queue
 from schemas import required_columns
 from schemas.persona import DOMAIN, INPUT_DATASETS, OUTPUT
+
+
+def build_report(*args, **kwargs):
+    # Report code (statistics) loads only where a report is made, not in every run.
+    from evals.persona import build_report
+
+    return build_report(*args, **kwargs)
+
+
+def load_golden(path):
+    from evals.persona import load_golden
+
+    return load_golden(path)
 
 
 def _preview(rows: list[dict]) -> str:
@@ -83,6 +94,8 @@ class ComparisonConfig(Config):
     description="Inconsistency rate of prompt version A vs B (Wilson intervals, McNemar on scenario pairs or Fisher), and which codes moved. Reads every judged day.",
 )
 def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseResource, reports: ReportsResource) -> MaterializeResult:
+    from evals.compare import compare_versions, render_comparison
+
     frame = _all_turns_with_codes(warehouse)
     versions = sorted(frame["prompt_ver"].dropna().unique())
     if len(versions) < 2 and not (config.a and config.b):
@@ -115,6 +128,8 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
     description="A reproducible sample of turns where the user re-named the character's settings, for a person to judge.",
 )
 def persona_review_queue(warehouse: WarehouseResource, reports: ReportsResource) -> MaterializeResult:
+    from evals.persona import render_review_queue
+
     config = load_config()
     frame = _all_turns_with_codes(warehouse)
     queue = review_queue(frame, config)

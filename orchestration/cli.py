@@ -5,6 +5,7 @@
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
     verdicts review persona --input DIR --out REVIEW.{jsonl,md}
+    verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
     verdicts live-close CHARACTER_ID
     verdicts demo [--dagster-home DIR]
@@ -87,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--input", required=True, type=Path)
     r.add_argument("--out", required=True, type=Path, help="REVIEW.jsonl (one item per line, blank reviewer columns) or REVIEW.md")
     r.set_defaults(func=cmd_review)
+
+    b = sub.add_parser("board", help="the operator's verdict board: one self-contained HTML page")
+    b.add_argument("domain", choices=domains.ALL_DOMAINS)
+    b.add_argument("--input", type=Path, help="folder holding <dataset>.jsonl (default: the sample data in seeds/<domain>/)")
+    b.add_argument("--golden", type=Path, help="golden labels; without them the self-score stays blank")
+    b.add_argument("--out", required=True, type=Path, help="BOARD.html")
+    b.set_defaults(func=cmd_board)
 
     rp = sub.add_parser("replay", help="feed a recorded live_chat.jsonl into the live landing table")
     rp.add_argument("file", type=Path)
@@ -245,6 +253,30 @@ def cmd_review(args) -> int:
     else:
         write_jsonl(args.out, queue.to_dict("records"))
     print(f"review queue: {len(queue)} of {candidates} candidate items → {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_board(args) -> int:
+    from evals.board import board_from_dir
+    from orchestration.environment import SAMPLE_DIR
+
+    domain = _domain(args.domain)
+    if args.out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"{args.out}: the board is an HTML page; choose a .html file name")
+    sample = args.input is None
+    input_dir = SAMPLE_DIR / args.domain if sample else args.input
+    golden = None
+    if args.golden is not None:
+        if not args.golden.is_file():
+            raise UsageError(f"{args.golden}: golden file not found")
+        try:
+            golden = domain.load_golden(args.golden)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    page = _judge_input(domain, board_from_dir, domain, input_dir, golden, sample=sample)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(page, encoding="utf-8")
+    print(f"board → {args.out}" + (f" (sample data: {input_dir})" if sample else ""), file=sys.stderr)
     return EXIT_OK
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.render import md_table
+from evals.markdown import md_table
 
 __all__ = ["counts_table", "md_table"]
 

@@ -1,0 +1,630 @@
+"""The operator's verdict board: one self-contained HTML page per domain and run.
+
+Items are grouped by the verdict key, shown verbatim; one row per item (label · id and the
+one-line summary with its numbers) opens on the evidence table. The row is a native
+<details>, so it opens without script. Always on the page: the automatic checks with pass/fail,
+the verification notes (automatic, manual, honesty boundary) and the self-score, which stays
+blank unless golden labels were given. Quarantined rows and held items have their own section.
+
+Every string that came from logs goes through `html.escape`; the page fetches nothing (CSS and
+script are inline) and its script only opens, closes and filters what is already there.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from evals.render import script_json
+from evals.report import PERSON, Report, label
+
+MAX_ITEMS_PER_GROUP = 500
+"""Rows shown per verdict group, live window or quarantine table; the rest are counted, and the tables have them all."""
+MAX_WINDOWS = 200
+GROUP_OPEN_LIMIT = 50
+"""A verdict group with more rows than this starts closed (its count stays in view)."""
+RAW_PREVIEW = 160
+"""Characters of a quarantined line's raw text shown on the page."""
+
+
+@dataclass
+class Board:
+    """What one page shows: the verdict rows and their report, plus the domain's extras."""
+
+    domain: str
+    rows: list[dict]
+    report: Report
+    sample: bool = False
+    """Built from the sample data in seeds/<domain>/ because nothing was given."""
+    comparison: Any = None
+    """persona: an `evals.compare.Comparison` of two prompt versions."""
+    comparison_note: str = ""
+    """Why no comparison is shown, when one was attempted."""
+    review: tuple[list[dict], int, int] | None = None
+    """persona: (review queue rows, candidate count, sample size) for the manual check."""
+    latency: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    """live_pick: seconds from a window's close to its verdicts stored, by (character_id, window_start)."""
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """How a domain's rows are laid out; the verdict order comes from `rules.<domain>.verdicts.ORDER`."""
+
+    domain: str
+    title: str
+    """What the page is for, in the seed's words."""
+    verdict_key: str
+    id_field: str
+    summary_field: str = "summary"
+    second_id: str | None = None
+    excluded_heading: str = "판정에서 뺀 항목 (분모 밖)"
+    excluded_chip: str = "판정에서 뺀 항목"
+    items: Callable[[BoardSpec, Board], str] | None = None
+    """Replaces the default layout (one section per verdict)."""
+    header: Callable[[Board], str] = lambda board: ""
+    lead: Callable[[Board], str] = lambda board: ""
+    """Domain sections before the items."""
+    sections: Callable[[Board], str] = lambda board: ""
+    """Domain sections after the items."""
+    own_sections: tuple[str, ...] = ()
+    """Report sections (by heading) the domain shows in its own place rather than the appendix."""
+    gather: Callable[..., dict] = lambda domain, input_dir, judged: {}
+    """(Domain, input dir, Judged) → extra `Board` fields, when the page is built from files."""
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        return tuple(importlib.import_module(f"rules.{self.domain}.verdicts").ORDER)
+
+
+def e(value) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def value_html(v) -> str:
+    """A JSON value as a cell: null and empty strings are marked so they are not mistaken for blanks."""
+    if v is None:
+        return "<span class='null'>null</span>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return e(v) if v else "<span class='null'>\"\"</span>"
+    if isinstance(v, (int, float)):
+        return e(v)
+    return e(json.dumps(v, ensure_ascii=False, default=str))
+
+
+# -- items ---------------------------------------------------------------------------------------
+
+
+def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...]) -> str:
+    verdict = label(row.get(spec.verdict_key))
+    rid = row.get(spec.id_field)
+    second = row.get(spec.second_id) if spec.second_id else None
+    head = (f"<summary>{_label(verdict, order)} <code class='id'>{e(rid)}</code>"
+            + (f" <span class='id2'>{e(second)}</span>" if second is not None else "")
+            + f" <span class='sum'>{e(row.get(spec.summary_field))}</span></summary>")
+    body = []
+    if row.get("hedge"):
+        body.append(f"<p class='hedge'><b>데이터가 정하지 못하는 점</b> {e(row['hedge'])}</p>")
+    skip = {spec.verdict_key, spec.id_field, spec.summary_field, "hedge", "evidence"}
+    fields = [(k, v) for k, v in row.items() if k not in skip]
+    if fields:
+        body.append("<dl class='fields'>" + "".join(f"<div><dt>{e(k)}</dt><dd>{value_html(v)}</dd></div>" for k, v in fields) + "</dl>")
+    body.append(_evidence_table(row.get("evidence")))
+    return (f"<details class='item' id='i-{n}' data-id='{e(rid)}' data-verdict='{e(verdict)}'>{head}"
+            f"<div class='body'>{''.join(body)}</div></details>")
+
+
+def _evidence_table(evidence) -> str:
+    items = [x for x in evidence if isinstance(x, dict)] if isinstance(evidence, list) else []
+    if not items:
+        return "<p class='empty'>근거가 없습니다.</p>"
+    origin = "source" if any("source" in x for x in items) else "dataset"
+    rows = "".join(
+        f"<tr><td>{value_html(x.get(origin)) if origin in x else ''}</td><td><code>{e(x.get('field'))}</code></td>"
+        f"<td class='val'>{value_html(x.get('value'))}</td><td>{e(x.get('agg') or '')}</td></tr>"
+        for x in items
+    )
+    return (f"<table class='evidence'><thead><tr><th>{origin}</th><th>field</th><th>value</th><th>agg</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def _label(verdict: str, order: tuple[str, ...]) -> str:
+    cls = f"v{order.index(verdict)}" if verdict in order else "vx"
+    return f"<span class='label {cls}'>{e(verdict)}</span>"
+
+
+def _grouped(spec: BoardSpec, rows: list[dict]) -> dict[str, list[tuple[int, dict]]]:
+    """Rows (with their page number) by verdict: every key of the order, then any other value met."""
+    groups: dict[str, list[tuple[int, dict]]] = {v: [] for v in spec.order}
+    for n, row in enumerate(rows):
+        groups.setdefault(label(row.get(spec.verdict_key)), []).append((n, row))
+    return groups
+
+
+def _default_items(spec: BoardSpec, board: Board) -> str:
+    order = spec.order
+    out = []
+    for i, (verdict, members) in enumerate(_grouped(spec, board.rows).items()):
+        is_open = " open" if len(members) <= GROUP_OPEN_LIMIT else ""
+        out.append(f"<details class='group' id='g-{i}' data-group-verdict='{e(verdict)}'{is_open}>"
+                   f"<summary><h2>{_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
+        out += [_item(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
+        out.append(_overflow(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append("</details>")
+    return "".join(out)
+
+
+def _overflow(hidden: int) -> str:
+    if hidden <= 0:
+        return ""
+    return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다. 전체는 판정 표에 있습니다.</p>"
+
+
+def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
+    """Items per verdict, every key of the order included (zeros too)."""
+    return {v: len(members) for v, members in _grouped(spec, rows).items()}
+
+
+# -- the page ------------------------------------------------------------------------------------
+
+
+def render_board(board: Board) -> str:
+    spec = board_spec(board.domain)
+    report = board.report
+    group_counts = counts(spec, board.rows)
+    order = spec.order
+    quarantined = 0 if report.quarantine is None else len(report.quarantine)
+    chips = "".join(
+        f"<button type='button' class='chip' data-verdict-filter='{e(v)}' aria-pressed='false'>{_label(v, order)}<b>{n}</b></button>"
+        for v, n in group_counts.items()
+    )
+    chips += (f"<a class='chip plain' href='#quarantine'>격리 <b>{quarantined}</b></a>"
+              f"<a class='chip plain' href='#quarantine'>{e(spec.excluded_chip)} <b>{len(report.excluded)}</b></a>")
+    sample = (f"<p class='sample' role='note'><b>샘플 데이터 (sample data)</b> 아직 올린 파일이 없어 "
+              f"<code>seeds/{e(board.domain)}/</code>의 합성 데이터로 만든 화면입니다.</p>") if board.sample else ""
+    title = f"{board.domain} 판정 보드 · {report.scope}"
+    data = {
+        "domain": board.domain, "scope": report.scope, "sample": board.sample, "counts": group_counts,
+        "checks": [{"id": c.id, "passed": c.passed} for c in report.checks], "quarantined": quarantined,
+        "excluded": len(report.excluded), "self_score": report.has_golden,
+    }
+    items = (spec.items or _default_items)(spec, board)
+    anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
+    return "".join([
+        "<!doctype html><html lang='ko'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>{e(title)}</title><style>{_asset('board.css')}</style></head><body>",
+        f"<header class='top'><p class='eyebrow'><code>{e(board.domain)}</code> 판정 보드</p><h1>{e(spec.title)}</h1>",
+        f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
+        sample, spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
+        "<div class='layout'><main>",
+        "<div class='tools'><input type='search' id='filter' placeholder='id·요약·근거 값으로 찾기' aria-label='찾기'>"
+        "<button type='button' data-toggle='open'>모두 펼치기</button><button type='button' data-toggle='close'>모두 접기</button></div>",
+        spec.lead(board),
+        f"<div id='items'>{items}</div>",
+        spec.sections(board),
+        _appendix(spec, report),
+        _quarantine_section(spec, report),
+        "</main><aside class='side'>",
+        _checks_panel(report), _self_score(report, anchors), _notes(board),
+        "</aside></div>",
+        f"<script type='application/json' id='board-data'>{script_json(data)}</script>",
+        f"<script>{_asset('board.js')}</script></body></html>",
+    ])
+
+
+def _asset(name: str) -> str:
+    return (resources.files("evals") / "board_assets" / name).read_text(encoding="utf-8")
+
+
+def _checks_panel(report: Report) -> str:
+    passed = sum(c.passed for c in report.checks)
+    if not report.checks:
+        body = "<p class='empty'>입력 없이 만든 화면이라 자동 검증을 돌리지 않았습니다.</p>"
+    else:
+        body = "<ol class='checks'>" + "".join(
+            f"<li class='{'pass' if c.passed else 'fail'}'><span class='mark'>{'통과' if c.passed else '실패'}</span> "
+            f"<code>{e(c.id)}</code> {e(c.title)}"
+            + ("" if c.passed else f"<div class='failing'>{e(c.detail or ', '.join(c.failing_ids[:10]))}</div>")
+            + "</li>"
+            for c in report.checks
+        ) + "</ol>"
+    return (f"<section id='checks'><h2>출력 스키마 · 자동 검증 <span class='n'>{passed} / {len(report.checks)} 통과</span></h2>"
+            f"{body}</section>")
+
+
+def _self_score(report: Report, anchors: Mapping[str, int]) -> str:
+    head = "<section id='self-score'><h2>자가채점 — 골든 일치</h2>"
+    if not report.has_golden:
+        return head + ("<p class='blank'>비워 둡니다. 골든 라벨 파일이 주어지지 않았거나 이 범위의 항목과 겹치는 라벨이 없습니다. "
+                       "출처를 댈 수 없는 숫자는 화면에 두지 않습니다.</p></section>")
+    rows = "".join(
+        f"<tr><td><b>{e(m.name)}</b><div class='def'>{e(m.definition)}</div></td>"
+        f"<td class='num'>{e(m.ratio.format())}<div class='def'>95% Wilson {e(m.ratio.format_interval())}</div></td>"
+        f"<td>{e(m.status)}<div class='def'>{e(m.criterion)}</div></td></tr>"
+        for m in report.metrics if m.ratio is not None
+    )
+    kappa = report.kappa
+
+    def case_id(i: str) -> str:
+        return f"<a href='#i-{anchors[i]}'><code>{e(i)}</code></a>" if i in anchors else f"<code>{e(i)}</code>"
+
+    wrong = "".join(f"<li>{case_id(w.id)} 정답 {e(w.gold)} → 판정 {e(w.predicted)} · {e(w.step)}</li>" for w in report.wrong_cases)
+    return (head + "<table class='metrics'><thead><tr><th>지표</th><th>값</th><th>상태 · 기준</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table><p>Cohen's kappa {'—' if kappa is None else f'{kappa:.3f}'}</p>"
+            f"<h3>틀린 사례 {len(report.wrong_cases)}건</h3>" + (f"<ul class='wrong'>{wrong}</ul>" if wrong else "<p>없습니다.</p>")
+            + "</section>")
+
+
+def _notes(board: Board) -> str:
+    report = board.report
+    passed = sum(c.passed for c in report.checks)
+    rec = report.reconciliation
+    auto = [f"자동 검증 {passed} / {len(report.checks)}개 통과 (위 목록)."
+            + (" 판정 재계산과 출력 스키마 검증이 들어 있습니다." if any(c.id == "schema" for c in report.checks) else "")]
+    if rec:
+        ok = all(r["reconciles"] for r in rec.values())
+        auto.append(("원본 = 정규화 + 격리가 데이터셋마다 맞습니다." if ok else "원본 = 정규화 + 격리가 맞지 않는 데이터셋이 있습니다.")
+                    + " " + ", ".join(f"{e(k)} {r['raw']} = {r['normalised']} + {r['quarantined']}" for k, r in rec.items()))
+    manual = [f"<b>{e(m.name)}</b> — {e(m.definition)}" + (f" · {e(m.note)}" if m.note else "")
+              for m in report.metrics if m.status == PERSON]
+    if board.review is not None:
+        manual.append(f"검토 대기열: 후보 {board.review[1]}건 가운데 {len(board.review[0])}건 (<a href='#review'>아래 표</a>).")
+    honesty = [e(h) for h in report.honesty]
+    if board.sample:
+        honesty.insert(0, "이 화면은 샘플 데이터로 만들었습니다. 규칙과 데이터를 같은 손으로 썼으므로 동작을 보여 줄 뿐 품질을 증명하지 않습니다.")
+
+    def part(title: str, lines: list[str]) -> str:
+        return f"<h3>{title}</h3>" + ("<ul>" + "".join(f"<li>{x}</li>" for x in lines) + "</ul>" if lines else "<p class='empty'>없음</p>")
+
+    return ("<section id='notes'><h2>검증 노트</h2>" + part("자동 · 코드가 판정합니다", auto)
+            + part("수동 · 사람이 봅니다", manual) + part("정직 경계선", honesty) + "</section>")
+
+
+def _quarantine_section(spec: BoardSpec, report: Report) -> str:
+    q = report.quarantine
+    n = 0 if q is None else len(q)
+    out = [f"<section id='quarantine'><h2>격리된 행 · {e(spec.excluded_chip)} <span class='n'>{n + len(report.excluded)}건</span></h2>",
+           "<p>아래 행은 판정에서 빠졌고 사유를 함께 적었습니다. 나머지 판정은 위에 그대로 있습니다.</p>"]
+    if report.reconciliation:
+        out.append("<table class='rec'><thead><tr><th>데이터셋</th><th>원본</th><th>정규화</th><th>격리</th><th>맞음</th></tr></thead><tbody>")
+        out += [f"<tr><td>{e(k)}</td><td>{r['raw']}</td><td>{r['normalised']}</td><td>{r['quarantined']}</td>"
+                f"<td class='{'pass' if r['reconciles'] else 'fail'}'>{'맞음' if r['reconciles'] else '안 맞음'}</td></tr>"
+                for k, r in report.reconciliation.items()]
+        out.append("</tbody></table>")
+    if n:
+        out.append("<table class='qrows'><thead><tr><th>데이터셋</th><th>줄</th><th>id</th><th>사유</th><th>원문</th></tr></thead><tbody>")
+        for r in q.head(MAX_ITEMS_PER_GROUP).to_dict("records"):
+            raw = r.get("raw")
+            raw = "" if not isinstance(raw, str) else raw if len(raw) <= RAW_PREVIEW else raw[:RAW_PREVIEW] + "…"
+            line = r.get("line")
+            out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
+                       f"<td><code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
+        out.append("</tbody></table>" + _overflow(n - MAX_ITEMS_PER_GROUP))
+    elif report.quarantine is not None:
+        out.append("<p class='empty'>격리된 행이 없습니다.</p>")
+    out.append(f"<h3>{e(spec.excluded_heading)} <span class='n'>{len(report.excluded)}건</span></h3>")
+    own = dict(report.extra_sections)
+    if spec.excluded_heading in own:
+        out.append(markdown_html(own[spec.excluded_heading]))
+    if report.excluded:
+        out.append("<table class='excluded'><thead><tr><th>id</th><th>코드</th><th>사유</th></tr></thead><tbody>")
+        out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td><code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
+                for x in report.excluded[:MAX_ITEMS_PER_GROUP]]
+        out.append("</tbody></table>" + _overflow(len(report.excluded) - MAX_ITEMS_PER_GROUP))
+    else:
+        out.append("<p class='empty'>없음</p>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def _int_or_blank(v) -> str:
+    try:
+        return str(int(v))
+    except (TypeError, ValueError):
+        return ""
+
+
+def _text_or_dash(v) -> str:
+    return v if isinstance(v, str) and v else "—"
+
+
+def _appendix(spec: BoardSpec, report: Report) -> str:
+    shown = [(h, b) for h, b in report.extra_sections if h not in spec.own_sections and h != spec.excluded_heading]
+    if not shown:
+        return ""
+    return "".join(f"<section class='appendix'><h2>{e(h)}</h2>{markdown_html(b)}</section>" for h, b in shown)
+
+
+# -- Markdown sections of a report ---------------------------------------------------------------
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _inline(text: str) -> str:
+    # Report Markdown escapes angle brackets already: undo, then escape once for HTML.
+    out = html.escape(html.unescape(text.replace("\\|", "|")), quote=True)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+
+
+def md_table_rows(block: str) -> list[list[str]]:
+    """The cells of a Markdown table (header first, separator dropped), still in Markdown."""
+    rows = []
+    for line in block.strip().splitlines():
+        cells = [c.strip() for c in _CELL_SPLIT.split(line.strip().strip("|"))]
+        if all(c and set(c) <= set("-:") for c in cells):
+            continue
+        rows.append(cells)
+    return rows
+
+
+def markdown_html(md: str) -> str:
+    """The Markdown the reports write (tables, bullet lists, headings, paragraphs) as HTML."""
+    out = []
+    for block in re.split(r"\n\s*\n", md.strip()):
+        lines = block.strip().splitlines()
+        if not lines:
+            continue
+        if all(x.lstrip().startswith("|") for x in lines):
+            rows = md_table_rows(block)
+            head, body = rows[0], rows[1:]
+            out.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>"
+                       + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
+        elif all(x.lstrip().startswith("- ") for x in lines):
+            out.append("<ul>" + "".join(f"<li>{_inline(x.lstrip()[2:])}</li>" for x in lines) + "</ul>")
+        elif lines[0].startswith("#"):
+            out.append(f"<h3>{_inline(lines[0].lstrip('#').strip())}</h3>")
+            if lines[1:]:
+                out.append(markdown_html("\n".join(lines[1:])))
+        else:
+            out.append(f"<p>{_inline(' '.join(lines))}</p>")
+    return "".join(out)
+
+
+# -- live_pick: per broadcast and window ---------------------------------------------------------
+
+
+def _window_end(start) -> str:
+    try:
+        return (datetime.fromisoformat(start) + timedelta(seconds=30)).strftime("%H:%M:%S")
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _latency(seconds) -> str:
+    return "—" if seconds is None else f"{seconds:.2f}초"
+
+
+def _live_pick_items(spec: BoardSpec, board: Board) -> str:
+    from rules.live_pick import verdicts as V
+
+    order = spec.order
+    windows: dict[tuple, list[tuple[int, dict]]] = {}
+    for n, row in enumerate(board.rows):
+        key = (row.get("character_id"), row.get("window_start"))
+        windows.setdefault(key, []).append((n, row))
+    keys = sorted(windows, key=lambda k: (str(k[1]), str(k[0])))
+    out = ["<p class='lead'>방송(character_id)과 30초 구간마다 답변할 질문 세 개를 위에 두고, 나머지는 빠진 사유별로 묶었습니다. "
+           "판정 지연은 구간이 닫힌 뒤 판정이 저장되기까지의 시간이며, 라이브 경로가 재기 전에는 — 로 둡니다.</p>"]
+    for w, key in enumerate(keys[:MAX_WINDOWS]):
+        members = windows[key]
+        character, start = key
+        picks = sorted((m for m in members if m[1].get(spec.verdict_key) == V.PICK),
+                       key=lambda m: (m[1].get("rank_in_window") or 0, m[0]))
+        rest = [m for m in members if m[1].get(spec.verdict_key) != V.PICK]
+        by_reason: dict[str, list] = {}
+        for m in rest:
+            by_reason.setdefault(label(m[1].get(spec.verdict_key)), []).append(m)
+        reasons = sorted(by_reason, key=lambda v: order.index(v) if v in order else len(order))
+        out.append(f"<section class='window' id='w-{w}'><h2><code>{e(character)}</code> · {e(start)}–{e(_window_end(start))}"
+                   f" <span class='n'>{len(members)}줄</span> <span class='lat'>판정 지연 {e(_latency(board.latency.get(key)))}</span></h2>")
+        out.append(f"<div class='picks'><h3>{_label(V.PICK, order)} <span class='n'>{len(picks)}</span></h3>")
+        out += [_item(spec, row, n, order) for n, row in picks]
+        out.append("" if picks else "<p class='empty'>이 구간에는 답변할 질문이 없습니다.</p>")
+        out.append("</div>")
+        for v in reasons:
+            out.append(f"<div class='reason'><h3>{_label(v, order)} <span class='n'>{len(by_reason[v])}</span></h3>")
+            out += [_item(spec, row, n, order) for n, row in by_reason[v][:MAX_ITEMS_PER_GROUP]]
+            out.append(_overflow(len(by_reason[v]) - MAX_ITEMS_PER_GROUP) + "</div>")
+        out.append("</section>")
+    if len(keys) > MAX_WINDOWS:
+        out.append(f"<p class='more'>표시 한도를 넘은 구간 {len(keys) - MAX_WINDOWS}개는 이 화면에 싣지 않았습니다.</p>")
+    if not keys:
+        out.append("<p class='empty'>판정된 채팅이 없습니다.</p>")
+    return "".join(out)
+
+
+# -- persona: prompt-version comparison and the review queue --------------------------------------
+
+
+def _persona_gather(domain, input_dir: Path, judged) -> dict:
+    """The two newest prompt versions compared (as the comparison asset picks them) and the review queue."""
+    extra: dict = {}
+    turns = judged.normalised.tables["turns"]
+    versions = sorted(v for v in turns["prompt_ver"].dropna().unique() if isinstance(v, str))
+    if len(versions) >= 2:
+        try:
+            extra["comparison"] = domain.compare(input_dir, versions[-2], versions[-1])
+        except ValueError as exc:
+            extra["comparison_note"] = str(exc)
+    if domain.review is not None:
+        queue, candidates, size = domain.review(input_dir)
+        extra["review"] = (queue.to_dict("records"), candidates, size)
+    return extra
+
+
+def _persona_sections(board: Board) -> str:
+    out = []
+    c = board.comparison
+    if c is not None:
+        def pct(x):
+            return "—" if x is None else f"{x * 100:+.1f}%p"
+
+        interval = (f", 95% Newcombe 구간 [{pct(c.difference_interval[0])}, {pct(c.difference_interval[1])}]"
+                    if c.difference_interval else "")
+        moved = "".join(f"<li>{e(k)}: {v}</li>" for k, v in c.moved.items()) or "<li>없음</li>"
+        out.append(
+            f"<section id='comparison'><h2>프롬프트 버전 비교 <code>{e(c.a)}</code> → <code>{e(c.b)}</code></h2>"
+            f"<p class='scope'>범위 {e(c.scope)}</p>"
+            "<table><thead><tr><th>버전</th><th>어긋난 턴 / 판정한 턴</th><th>95% Wilson</th><th>판정에서 뺀 턴</th></tr></thead><tbody>"
+            + "".join(f"<tr><td><code>{e(v)}</code></td><td>{e(r.format())}</td><td>{e(r.format_interval())}</td><td>{c.excluded.get(v, 0)}</td></tr>"
+                      for v, r in ((c.a, c.rate_a), (c.b, c.rate_b)))
+            + f"</tbody></table><p>차이 ({e(c.b)} − {e(c.a)}) {pct(c.difference)}{interval}</p>"
+            f"<p>검정 {e(c.test)}, p = {'—' if c.p_value is None else f'{c.p_value:.4g}'}</p>"
+            f"<h3>움직인 판정 코드 (짝지은 시나리오)</h3><ul>{moved}</ul>"
+            "<p class='note'>두 버전의 대화를 같은 팀이 만들었으므로 차이는 비교 절차가 동작함을 보일 뿐 프롬프트 품질을 증명하지 못합니다.</p></section>"
+        )
+    elif board.comparison_note:
+        out.append(f"<section id='comparison'><h2>프롬프트 버전 비교</h2><p class='empty'>{e(board.comparison_note)}</p></section>")
+    if board.review is not None:
+        queue, candidates, size = board.review
+        rows = "".join(
+            f"<tr><td><code>{e(r.get('turn_no'))}</code></td><td>{e(r.get('cue_phrase'))}</td><td>{e(r.get('user_text'))}</td>"
+            f"<td>{e(r.get('reply_text'))}</td><td>{e(r.get('persona_code'))}</td><td></td></tr>"
+            for r in queue
+        )
+        out.append(f"<section id='review'><h2>검토 대기열 — 사용자가 설정을 바꿔 부른 턴</h2>"
+                   f"<p>후보 {candidates}턴 가운데 {len(queue)}턴 (표본 크기 {size}). 규칙 판정을 보고 이 연출을 어긋남으로 볼지 사람이 정합니다.</p>"
+                   "<table><thead><tr><th>turn_no</th><th>신호 문구</th><th>사용자 발화</th><th>응답</th><th>규칙 판정</th><th>사람 판단</th></tr></thead>"
+                   f"<tbody>{rows}</tbody></table></section>")
+    return "".join(out)
+
+
+# -- retry: baseline per surface and the sweep ---------------------------------------------------
+
+SWEEP_HEADING = "기준선 스윕"
+
+
+def _retry_sections(board: Board) -> str:
+    from rules.retry.display import as_fraction, show
+
+    surfaces: dict[str, dict] = {}
+    for r in board.rows:
+        s = r.get("surface_key")
+        if not isinstance(s, str):
+            continue
+        d = surfaces.setdefault(s, {"baselines": [], "events": 0, "verdicts": {}})
+        if r.get("surface_baseline") not in d["baselines"]:
+            d["baselines"].append(r.get("surface_baseline"))
+        d["events"] += 1
+        v = label(r.get("verdict"))
+        d["verdicts"][v] = d["verdicts"].get(v, 0) + 1
+
+    def baseline(v) -> str:
+        exact = as_fraction(v)
+        return value_html(v) if exact is None else f"<span title='{e(v)}'>{e(show(exact))}</span>"
+
+    order = board_spec("retry").order
+    rows = "".join(
+        f"<tr><td><code>{e(s)}</code></td><td>{', '.join(baseline(b) for b in d['baselines'])}</td><td>{d['events']}</td>"
+        + "".join(f"<td>{d['verdicts'].get(v, 0)}</td>" for v in order) + "</tr>"
+        for s, d in sorted(surfaces.items())
+    )
+    out = ["<section id='baseline'><h2>접점별 기준선 (surface_baseline)</h2>"
+           "<p>서로 다른 세션끼리 낱말이 겹치는 정도의 가운데값입니다. 같은 세션의 앞선 말과 이보다 더 겹쳐야 말을 바꾼 다시 시도로 봅니다. "
+           "소수 둘째 자리로 보여 주며 판정은 정확한 분수로 비교했습니다.</p><div class='wide'>"
+           "<table><thead><tr><th>surface_key</th><th>기준선</th><th>이벤트</th>"
+           + "".join(f"<th><code>{e(v)}</code></th>" for v in order)
+           + f"</tr></thead><tbody>{rows}</tbody></table></div></section>"]
+    steps = getattr(board.report, "sweep", None)
+    if steps:
+        names = list(steps[0].by_surface)
+        table = ("<div class='wide'><table><thead><tr><th>배율</th><th><code>exact_retry</code></th><th><code>reworded_retry</code></th>"
+                 "<th>합계</th>" + "".join(f"<th><code>{e(x)}</code></th>" for x in names) + "</tr></thead><tbody>"
+                 + "".join(f"<tr><td>×{float(s.factor):g}</td><td>{s.exact}</td><td>{s.reworded}</td><td>{s.exact + s.reworded}</td>"
+                           + "".join(f"<td>{s.by_surface.get(x, 0)}</td>" for x in names) + "</tr>" for s in steps)
+                 + "</tbody></table></div>")
+        out.append(f"<section id='sweep'><h2>{SWEEP_HEADING}</h2><p>접점마다 기준선에 배율을 곱해 다시 판정했을 때 다시 시도로 잡히는 건수입니다 "
+                   f"(같으면 다시 시도가 아닙니다).</p>{sweep_svg(steps)}{table}</section>")
+    return "".join(out)
+
+
+def sweep_svg(steps) -> str:
+    """Retries at each baseline factor as stacked bars (exact below, reworded on top), ×1 in bold."""
+    width, height, pad, top = 560, 240, 36, 40
+    most = max((s.exact + s.reworded for s in steps), default=0) or 1
+    slot = (width - 2 * pad) / len(steps)
+    scale = (height - pad - top) / most
+    base_y = height - pad
+    bars = []
+    for i, s in enumerate(steps):
+        x, w = pad + i * slot + slot * 0.15, slot * 0.7
+        h_exact, h_reworded = s.exact * scale, s.reworded * scale
+        factor = f"{float(s.factor):g}"
+        bars.append(
+            f"<g class='step{' one' if s.factor == 1 else ''}'><title>×{e(factor)}: exact_retry {s.exact}, reworded_retry {s.reworded}</title>"
+            f"<rect class='exact' x='{x:.1f}' y='{base_y - h_exact:.1f}' width='{w:.1f}' height='{h_exact:.1f}'/>"
+            f"<rect class='reworded' x='{x:.1f}' y='{base_y - h_exact - h_reworded:.1f}' width='{w:.1f}' height='{h_reworded:.1f}'/>"
+            f"<text x='{x + w / 2:.1f}' y='{base_y - h_exact - h_reworded - 4:.1f}' text-anchor='middle'>{s.exact + s.reworded}</text>"
+            f"<text x='{x + w / 2:.1f}' y='{base_y + 16:.1f}' text-anchor='middle'>×{e(factor)}</text></g>"
+        )
+    legend = (f"<g class='legend'><rect class='exact' x='{pad}' y='4' width='10' height='10'/><text x='{pad + 14}' y='13'>exact_retry</text>"
+              f"<rect class='reworded' x='{pad + 100}' y='4' width='10' height='10'/><text x='{pad + 114}' y='13'>reworded_retry</text></g>")
+    return (f"<svg class='sweep' viewBox='0 0 {width} {height}' role='img' aria-label='기준선 배율별 다시 시도 건수'>"
+            f"<line x1='{pad}' y1='{base_y}' x2='{width - pad}' y2='{base_y}' class='axis'/>{legend}{''.join(bars)}</svg>")
+
+
+# -- handoff: header aggregates and held rooms ---------------------------------------------------
+
+AGGREGATES_HEADING = "하루 집계"
+
+
+def _handoff_header(board: Board) -> str:
+    body = dict(board.report.extra_sections).get(AGGREGATES_HEADING)
+    if not body:
+        return ""
+    rows = md_table_rows(body)[1:]
+    tiles = "".join(
+        f"<div class='tile{' sub' if name.startswith('·') else ''}'><span>{_inline(name)}</span><b>{_inline(n)}</b></div>"
+        for name, n, *_ in rows
+    )
+    return f"<section class='aggregates' aria-label='{AGGREGATES_HEADING}'><h2>{AGGREGATES_HEADING}</h2><div class='tiles'>{tiles}</div></section>"
+
+
+# -- registry ------------------------------------------------------------------------------------
+
+SPECS: dict[str, BoardSpec] = {
+    "persona": BoardSpec(
+        "persona", "캐릭터 설정을 벗어난 답변을 기준값과 비교합니다", "persona_code", "turn_no",
+        sections=_persona_sections, gather=_persona_gather,
+    ),
+    "live_pick": BoardSpec(
+        "live_pick", "30초 구간마다 답변할 질문 세 개와 빠진 줄의 사유", "verdict", "msg_id", second_id="pick_id",
+        items=_live_pick_items,
+    ),
+    "retry": BoardSpec(
+        "retry", "사용자가 한 번에 못 끝내고 다시 시도한 지점을 접점별로 보여 줍니다", "verdict", "event_id",
+        summary_field="reason", lead=_retry_sections, own_sections=(SWEEP_HEADING,),
+    ),
+    "handoff": BoardSpec(
+        "handoff", "AI가 상담원에게 넘겼어야 할 문의", "verdict", "room_id",
+        excluded_heading="판정 보류", excluded_chip="판정 보류로 뺀 줄", header=_handoff_header, own_sections=(AGGREGATES_HEADING,),
+    ),
+}
+
+
+def board_spec(domain: str) -> BoardSpec:
+    return SPECS[domain]
+
+
+def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False) -> str:
+    """The page for a folder of <dataset>.jsonl files, judged and checked as `verdicts judge`/`validate` do.
+
+    `domain` is an `orchestration.domains.Domain`; `golden` the loaded labels (the self-score
+    stays blank without them); `sample` says the folder is the sample data.
+    """
+    judged = domain.judge_dir(input_dir)
+    checks, gated = domain.check_dir(input_dir, judged.rows)
+    scope = f"{domain.name} · {'sample data ' if sample else ''}{input_dir}"
+    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope)
+    extra = board_spec(domain.name).gather(domain, Path(input_dir), judged)
+    return render_board(Board(domain.name, judged.rows, report, sample=sample, **extra))
