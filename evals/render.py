@@ -134,6 +134,8 @@ def render_html(report: Report) -> str:
         parts.append("<h2>판정에서 뺀 항목 (분모 밖)</h2><table><tr><th>id</th><th>코드</th><th>사유</th></tr>")
         parts += [f"<tr><td>{e(x['id'])}</td><td>{e(x['code'])}</td><td>{e(x['reason'])}</td></tr>" for x in report.excluded]
         parts.append("</table>")
+    for heading, body in report.extra_sections:
+        parts.append(f"<h2>{e(heading)}</h2><pre>{e(body)}</pre>")
     if report.quarantine is not None and not report.quarantine.empty:
         parts.append("<h2>격리된 행</h2><table><tr><th>데이터셋</th><th>줄</th><th>id</th><th>사유</th></tr>")
         for r in report.quarantine.itertuples(index=False):

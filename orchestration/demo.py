@@ -13,21 +13,32 @@ from orchestration.instance import prepare_home
 # The run's event log stays complete in the instance; the terminal only shows problems.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
-EVENT_DATASETS = {"live_pick": ("live_chat", "sent_at", "verdict"), "persona": ("turns", "created_at", "persona_code")}
+EVENT_DATASETS = {
+    "live_pick": ("live_chat", "sent_at", "verdict"),
+    "persona": ("turns", "created_at", "persona_code"),
+    "retry": ("interaction_events", "sent_at", "verdict"),
+    "handoff": ("chat_messages", "sent_at", "verdict"),
+}
 """Per domain: the dataset whose time field decides the day, and the verdict column."""
 
 
-def sample_days() -> list[str]:
-    """Days (Asia/Seoul) that the sample data covers, over every domain."""
+def sample_days(domain: str | None = None) -> list[str]:
+    """Days (Asia/Seoul) that the sample data covers, for one domain or all."""
     from rules.common.days import line_days
     from rules.common.jsonl import dataset_path, read_raw
 
     days: set[str] = set()
-    for domain, (dataset, time_field, _) in EVENT_DATASETS.items():
-        path = dataset_path(environment.raw_dir() / domain, dataset)
-        if path.is_file():
+    for name, (dataset, time_field, _) in EVENT_DATASETS.items():
+        path = dataset_path(environment.raw_dir() / name, dataset)
+        if path.is_file() and domain in (None, name):
             days |= set(line_days(read_raw(path, dataset), time_field, "Asia/Seoul"))
     return sorted(days)
+
+
+def _next_day(day: str) -> str:
+    from datetime import date, timedelta
+
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
 
 
 def _failed(result) -> bool:
@@ -55,14 +66,27 @@ def run_demo(dagster_home: Path | None = None) -> int:
     print(f"Dagster home: {home}")
     print(f"warehouse:    {_redact(environment.warehouse_url())}")
     nightly = defs.resolve_job_def("nightly")
-    for day in sample_days():
+    handoff_days = sample_days("handoff")
+    # handoff judges day D once D+1 has landed: land the day after the last one too.
+    days = sorted(set(sample_days()) | ({_next_day(handoff_days[-1])} if handoff_days else set()))
+    for day in days:
         result = nightly.execute_in_process(partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET)
-        print(f"\n{day}: nightly run {result.run_id[:8]} {'succeeded' if result.success else 'FAILED'}")
         if _failed(result):
+            print(f"\n{day}: nightly run {result.run_id[:8]} FAILED")
             failed += 1
-            continue
+    judge = defs.resolve_job_def("handoff_judge")
+    for day in handoff_days:
+        result = judge.execute_in_process(partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET)
+        if _failed(result):
+            print(f"\n{day}: handoff run {result.run_id[:8]} FAILED")
+            failed += 1
+    for day in sample_days():
+        print(f"\n{day}")
         for domain, (_, _, column) in EVENT_DATASETS.items():
-            verdicts = warehouse.read_partition(f"{domain}_verdicts", day)
+            try:
+                verdicts = warehouse.read_partition(f"{domain}_verdicts", day)
+            except LookupError:
+                continue
             if verdicts.empty:
                 continue
             print(f"  {domain}: {len(verdicts)} verdicts")

@@ -3,8 +3,9 @@
 from dagster import AssetSelection, define_asset_job, in_process_executor
 
 from assets.common.partitions import DAILY
+from assets.handoff import JUDGED as HANDOFF_JUDGED
 
-DAILY_DOMAINS = ("live_pick", "persona")
+DAILY_DOMAINS = ("live_pick", "persona", "retry", "handoff")
 CROSS_DAY = AssetSelection.assets(["persona", "prompt_comparison"], ["persona", "review_queue"])
 """Assets that read every judged day, so they sit outside the daily job."""
 
@@ -12,7 +13,9 @@ CROSS_DAY = AssetSelection.assets(["persona", "prompt_comparison"], ["persona", 
 # steps this size (daily partitions are the unit of scale-out, not steps).
 nightly_job = define_asset_job(
     "nightly",
-    selection=AssetSelection.groups(*DAILY_DOMAINS) - CROSS_DAY,
+    # handoff's verdicts wait for the next day's data: their partitions end a day earlier and a
+    # sensor judges each day once its look-ahead has landed.
+    selection=AssetSelection.groups(*DAILY_DOMAINS) - CROSS_DAY - HANDOFF_JUDGED,
     partitions_def=DAILY,
     executor_def=in_process_executor,
     description="Every domain's daily chain for one day: raw → normalised + quarantine → verdicts → report.",

@@ -9,19 +9,28 @@ carry the seed's checks, the output schema and the re-computation.
 
 
 import json
+import warnings
 from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 from dagster import (
     AssetCheckResult,
     AssetCheckSpec,
+    AssetDep,
     AssetExecutionContext,
     AssetKey,
     AssetSpec,
     AssetsDefinition,
+    AutomationCondition,
+    BetaWarning,
+    DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
+    TimeWindowPartitionMapping,
     asset,
     multi_asset,
 )
@@ -30,7 +39,7 @@ from assets.common.metadata import counts_table, md_table
 from assets.common.partitions import DAILY
 from assets.common.quality import quarantine_failures, run_suite
 from assets.common.resources import ReportsResource
-from evals.render import render_html, render_markdown
+from orchestration.environment import SAMPLE_DIR
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from rules.common.checks import CheckResult
@@ -39,6 +48,37 @@ from schemas import column_kinds
 
 RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text"}
 """Columns every raw and quarantine table has."""
+
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    """Verdicts of day D that read the normalised partitions D-before ... D+after.
+
+    For rules that look across midnight (a conversation's next room may open the next day).
+    The verdicts and report are then partitioned by days whose look-ahead has ended: their
+    newest partition trails the raw one by `after` days, so nothing judges a day before the
+    day after it exists. A neighbour that is not materialised still lets the day be judged,
+    but the `window_complete` check fails and the domain marks what it could not see.
+    """
+
+    before: int
+    after: int
+    combine: Callable[[dict, str, Any], dict]
+    """({day: {dataset: frame, "quarantine": frame}} for the days present, day D, config) -> the tables judged"""
+    kept: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Extra tables (name -> column kinds) made by `keep`, stored with the verdicts, handed to `build_report` by name."""
+    keep: Callable[[dict, Any], dict] = field(default=lambda tables, config: {})
+    automation_condition: AutomationCondition | None = None
+    """When to judge a day on its own (e.g. once its look-ahead partition lands)."""
+
+
+@lru_cache(maxsize=None)
+def judged_partitions(after: int) -> DailyPartitionsDefinition:
+    """Daily partitions ending `after` days before the raw ones: the days whose look-ahead is complete."""
+    return DailyPartitionsDefinition(
+        start_date=DAILY.start.strftime("%Y-%m-%d"), timezone=DAILY.timezone, end_offset=DAILY.end_offset - after
+    )
 
 
 @dataclass
@@ -75,6 +115,8 @@ class DomainChain:
     build_report: Callable[..., Any]
     verdicts_description: str
     preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
+    window: DayWindow | None = None
+    """None (the default): day D's verdicts read day D only."""
 
     def key(self, name: str) -> AssetKey:
         return AssetKey([self.domain, name])
@@ -200,25 +242,46 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
     return _normalise
 
 
+WINDOW_CHECK = ("window_complete", "every neighbouring day the verdicts read is materialised (look-ahead complete)")
+
+
 def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
+    w = c.window
+    check_titles = [*c.check_titles, WINDOW_CHECK] if w else c.check_titles
+    if w:
+        with warnings.catch_warnings():  # the flag is beta; it lets the first day map to the day before it
+            warnings.simplefilter("ignore", BetaWarning)
+            mapping = TimeWindowPartitionMapping(start_offset=-w.before, end_offset=w.after, allow_nonexistent_upstream_partitions=True)
+        deps = [AssetDep(c.key(d), partition_mapping=mapping) for d in (*c.datasets, "quarantine")]
+    else:
+        deps = [c.key(d) for d in c.datasets]
+
     @asset(
         key=c.key("verdicts"),
         group_name=c.domain,
-        partitions_def=DAILY,
-        deps=[c.key(d) for d in c.datasets],
+        partitions_def=judged_partitions(w.after) if w else DAILY,
+        deps=deps,
         description=c.verdicts_description,
         check_specs=[AssetCheckSpec(name, asset=c.key("verdicts"), blocking=name in c.blocking_checks, description=title)
-                     for name, title in c.check_titles],
+                     for name, title in check_titles],
+        automation_condition=w.automation_condition if w else None,
     )
     def _verdicts(context: AssetExecutionContext, warehouse: WarehouseResource) -> MaterializeResult:
         day = context.partition_key
         config = c.load_config()
-        tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
+        if w:
+            tables, window_result = _window_tables(c, context, warehouse, day, config)
+        else:
+            tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
         verdicts = c.judge(tables, config)
         rows = c.records(verdicts)
         warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns,
                                     index_columns=(c.output_columns[0],), kinds=column_kinds(c.domain, c.output_schema))
         results = c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config)
+        if w:
+            results.append(window_result)
+            for name, frame in w.keep(tables, config).items():
+                warehouse.replace_partition(c.table(name), day, frame, kinds=w.kept[name])
         warehouse.replace_partition(c.table("checks"), day, pd.DataFrame([r.to_dict() for r in results]), ("failing_ids",),
                                     kinds={"passed": "boolean"})
         counts = {v: int((verdicts[c.verdict_key] == v).sum()) for v in c.verdict_order}
@@ -237,6 +300,28 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
     return _verdicts
 
 
+def _window_tables(c: DomainChain, context: AssetExecutionContext, warehouse: WarehouseResource, day: str, config):
+    """The normalised tables of every materialised day around `day`, combined by the domain."""
+    w = c.window
+    done = context.instance.get_materialized_partitions(c.key(c.datasets[0]))
+    per_day, missing = {}, []
+    for k in range(-w.before, w.after + 1):
+        d = date.fromisoformat(day) + timedelta(days=k)
+        key = d.isoformat()
+        if key == day or key in done:
+            per_day[key] = {
+                **c.restore({x: warehouse.read_partition(c.table(x), key, c.json_columns) for x in c.datasets}, config),
+                "quarantine": warehouse.read_partition(c.table("quarantine"), key),
+            }
+        elif d >= DAILY.start.date():  # days before the first partition hold no data by definition
+            missing.append(key)
+    result = CheckResult(
+        WINDOW_CHECK[0], WINDOW_CHECK[1], not missing, missing,
+        f"not materialised: {', '.join(missing)}; what depends on them is provisional" if missing else "",
+    )
+    return w.combine(per_day, day, config), result
+
+
 def stored_checks(frame: pd.DataFrame) -> list[CheckResult]:
     return [CheckResult(r["id"], r["title"], bool(r["passed"]), list(r["failing_ids"] or []), r["detail"] or "")
             for r in frame.to_dict("records")]
@@ -251,6 +336,10 @@ def stored_reconciliation(c: DomainChain, warehouse: WarehouseResource, day: str
 
 
 def write_report(reports: ReportsResource, domain: str, day: str, report) -> tuple[str, Any]:
+    # Report code (statistics, rendering) loads here, not with the code location: every run
+    # process loads the code location, and most runs (live windows) make no report.
+    from evals.render import render_html, render_markdown
+
     folder = reports.folder(domain, day)
     md = render_markdown(report)
     (folder / "report.md").write_text(md, encoding="utf-8")
@@ -260,11 +349,14 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
 
 
 def _report_asset(c: DomainChain) -> AssetsDefinition:
+    w = c.window
+
     @asset(
         key=c.key("agreement_report"),
         group_name=c.domain,
-        partitions_def=DAILY,
+        partitions_def=judged_partitions(w.after) if w else DAILY,
         deps=[c.key("verdicts"), c.key("quarantine")],
+        automation_condition=w.automation_condition if w else None,
         description="Golden-agreement report: n/d with Wilson intervals, kappa, confusion matrix, wrong cases, checks, quarantine, honesty notes.",
     )
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
@@ -281,14 +373,22 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
             reconciliation=stored_reconciliation(c, warehouse, day, quarantine),
             config=c.load_config(),
             scope=f"{c.domain} · {day}",
+            **({name: warehouse.read_partition(c.table(name), day) for name in w.kept} if w else {}),
         )
         md, folder = write_report(reports, c.domain, day, report)
+        from evals.board import Board, render_board
+
+        board = folder / "board.html"
+        sample = Path(raw_files.root).resolve() == SAMPLE_DIR.resolve()
+        board.write_text(render_board(Board(c.domain, rows, report, sample=sample)), encoding="utf-8")
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={
                 "report": MetadataValue.md(md),
                 "report_path": MetadataValue.path(str(folder / "report.md")),
                 "html_path": MetadataValue.path(str(folder / "report.html")),
+                "board_path": MetadataValue.path(str(board)),
+                "board": MetadataValue.url(board.resolve().as_uri()),
                 "verdict_agreement": agreement.format() if agreement else "no golden labels for this day",
                 "checks_passed": report.checks_passed,
             }

@@ -41,7 +41,7 @@ class Domain:
 
 
 ALL_DOMAINS = ("persona", "live_pick", "retry", "handoff")
-AVAILABLE = ("persona", "live_pick")
+AVAILABLE = ("persona", "live_pick", "retry", "handoff")
 """Domains with a module here (`orchestration/domains/<name>.py` defining `domain()`)."""
 
 

@@ -47,8 +47,8 @@ class _Context:
             yield (r["room_id"] if ok else f"line {i + 1}"), r
 
     def known(self):
-        """Rows naming a room that has messages and a rooms row in the input."""
-        return [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.messages and i in self.rooms]
+        """Rows naming a judged room of the day (other rooms are reported by the re-computation)."""
+        return [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.expected and self.expected[i].fields]
 
     def related(self, room_id: str, row: dict) -> dict[str, list[dict]]:
         """The input rows a verdict on this room may cite, per dataset."""

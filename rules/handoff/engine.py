@@ -32,6 +32,15 @@ INT_COLUMNS = ("ai_after_trigger", "counselor_message_count")
 NULLABLE_INT_COLUMNS = ("first_reply_min",)
 NUMBER_COLUMNS = ("reply_wait_min", "reentry_hours")
 
+EXPLAIN_COLUMNS = [
+    "room_id", "customer_id", "verdict", "provisional", "first_trigger_message_id", "trigger_text", "matched_phrase",
+    "ai_after_trigger", "counselor_message_count", "uncited_message_ids", "uncited_first_cited", "uncited_first_text",
+    "article_count", "first_ai_cited", "last_text", "handoff_at", "first_counselor_at", "reply_wait_min", "first_reply_min",
+    "closed_at", "next_room_id", "next_first_sent_at", "next_first_text", "next_on_time", "next_wait_us", "reentry_hours",
+    "reentry_us", "literal_trigger_id", "literal_trigger_text", "literal_ai_after", "rule_2", "rule_3", "rule_4",
+]
+"""What the summaries and evidence read (the rest of the room facts stay out of the per-row loop)."""
+
 US_PER_MINUTE = 60_000_000
 US_PER_HOUR = 3_600_000_000
 
@@ -71,12 +80,14 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
     f["of_day"] = True if day is None else f["opened_day"].eq(day)
     f = apply_rules(f, config, horizon)
     f["status"] = np.select(
-        [f["held"], f["verdict"].notna(), f["in_scope"]], [V.HELD_STATUS, V.LISTED, V.UNLISTED], V.OUT_OF_SCOPE
+        [f["held"].to_numpy(dtype=bool), f["verdict"].notna().to_numpy(dtype=bool), f["in_scope"].to_numpy(dtype=bool)],
+        [V.HELD_STATUS, V.LISTED, V.UNLISTED], V.OUT_OF_SCOPE,
     )
     f.loc[f["held"], "verdict"] = None
     day_rooms = f[f["of_day"]].copy()
     listed = day_rooms["status"] == V.LISTED
-    cited, summaries, hedges = explain(day_rooms[listed], config) if listed.any() else ([], [], [])
+    wanted = [c for c in EXPLAIN_COLUMNS if c in day_rooms.columns]
+    cited, summaries, hedges = explain(day_rooms.loc[listed, wanted], config) if listed.any() else ([], [], [])
     for col, values in (("evidence", cited), ("summary", summaries), ("hedge", hedges)):
         day_rooms[col] = pd.Series([None] * len(day_rooms), index=day_rooms.index, dtype=object)
         day_rooms.loc[listed, col] = pd.Series(values, index=day_rooms.index[listed], dtype=object)
@@ -190,7 +201,9 @@ def _citations(f: pd.DataFrame, m: pd.DataFrame, articles: pd.DataFrame) -> None
     ai = m[m["sender"] == "ai"]
     cited = ai["cited_article_id"].map(lambda v: trim(v) if isinstance(v, str) else None)
     bad = ai[~cited.isin(known) | cited.isna()]
-    lists = bad.groupby("room_id", sort=False)["message_id"].agg(list)
+    lists: dict[str, list] = {}
+    for room, message in zip(bad["room_id"], bad["message_id"]):  # already in message order
+        lists.setdefault(room, []).append(message)
     f["uncited_message_ids"] = [lists.get(r, []) for r in f["room_id"]]
     first_bad = bad.drop_duplicates("room_id").set_index("room_id")
     _by_room(f, pd.DataFrame({"uncited_first_cited": first_bad["cited_article_id"], "uncited_first_text": first_bad["text"]}))
@@ -302,7 +315,7 @@ def apply_rules(f: pd.DataFrame, config: HandoffConfig, horizon: int | None) -> 
         f[f"rule_{V.RULE_ORDER.index(verdict) + 1}"] = mask.to_numpy(dtype=bool)
     f["in_scope"] = f["ai_count"].gt(0) | f["late"]
     chosen = np.select([masks[v].to_numpy(dtype=bool) for v in V.RULE_ORDER], V.RULE_ORDER, "")
-    f["verdict"] = [v if v and s else None for v, s in zip(chosen, f["in_scope"])]
+    f["verdict"] = [str(v) if v and s else None for v, s in zip(chosen, f["in_scope"])]
     f["provisional"] = _provisional(f, config, horizon)
     return f
 
@@ -320,9 +333,8 @@ def _provisional(f: pd.DataFrame, config: HandoffConfig, horizon: int | None) ->
 
 def _held_without_messages(held: pd.DataFrame, seen: set[str], day: str | None) -> pd.DataFrame:
     """Held rooms none of whose messages survived: placed on the day their rejected rows came in."""
-    rows = held[held["room_id"].map(lambda r: isinstance(r, str) and r not in seen)]
-    if day is not None:
-        rows = rows[rows["partition_day"] == day]
+    unseen = held["room_id"].map(lambda r: isinstance(r, str) and r not in seen).astype(bool)
+    rows = held.loc[unseen & (True if day is None else held["partition_day"].eq(day))]
     rooms = sorted(set(rows["room_id"]))
     return pd.DataFrame({"room_id": rooms, "status": V.HELD_STATUS, "verdict": None, "held": True,
                          "opened_day": day, "customer_id": None}, dtype=object)

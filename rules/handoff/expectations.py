@@ -18,7 +18,7 @@ EXPECTATIONS: dict[str, list[tuple[str, dict]]] = {
         ("expect_column_values_to_be_between", {"column": "first_reply_min", "min_value": 1}),
     ],
     "help_articles": [
-        *[("expect_column_values_to_not_be_null", {"column": c}) for c in ("article_id", "title")],
+        ("expect_column_values_to_not_be_null", {"column": "article_id"}),
         ("expect_column_values_to_be_unique", {"column": "article_id"}),
     ],
 }

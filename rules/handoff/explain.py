@@ -20,7 +20,7 @@ import pandas as pd
 
 from rules.common import evidence
 from rules.common.gates import trim
-from rules.common.korean import josa
+from rules.common.korean import inline, josa
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
 
@@ -93,7 +93,7 @@ def _also(r: dict, after: str) -> list[str]:
     order = V.RULE_ORDER.index(after)
     items = []
     if order < 1 and r["rule_2"]:
-        items.append(f"인용 없는 답 {', '.join(r['uncited_message_ids'])}")
+        items.append(f"인용 없는 답 {', '.join(inline(i) for i in r['uncited_message_ids'])}")
     if order < 2 and r["rule_3"]:
         items.append(f"{number(r['reentry_hours'])}시간 만의 재문의")
     if order < 3 and r["rule_4"]:
@@ -137,13 +137,15 @@ def _literal_sentence(r: dict) -> str | None:
     head = f"띄어쓰기를 지우지 않고 찾으면 첫 요청이 {josa(quote(r['literal_trigger_text']), '으로/로')} 밀리지만"
     if n >= 2:
         return f"{head}, 그 뒤 AI 답변도 {times(n)}이라 판정은 같습니다."
+    if n == 0:
+        return f"{head}, 그 뒤 AI 답변이 없어 이 판정에 이르지 않습니다."
     return f"{head}, 그 뒤 AI 답변은 {times(n)}뿐이라 이 판정에 이르지 않습니다."
 
 
 def _uncited(r: dict, config: HandoffConfig):
     ids = r["uncited_message_ids"]
-    first, cited = ids[0], r["uncited_first_cited"]
-    shown = trim(cited) if isinstance(cited, str) else None
+    first, cited = inline(ids[0]), r["uncited_first_cited"]
+    shown = inline(trim(cited)) if isinstance(cited, str) and trim(cited) else None
     if shown:
         e = [ev("chat_messages", "cited_article_id", cited), ev("help_articles", "article_id", r["article_count"], agg="count")]
         s = f"AI가 {first} 답변에서 인용한 {josa(shown, '은/는')} 지금 도움말 목록 {r['article_count']}편 안에 없습니다."
@@ -162,7 +164,7 @@ def _reentry_evidence(r: dict) -> list[dict]:
 
 
 def _reentry(r: dict, config: HandoffConfig):
-    nxt, window = r["next_room_id"], number(config.reentry_window_hours)
+    nxt, window = inline(r["next_room_id"]), number(config.reentry_window_hours)
     e = [*_reentry_evidence(r), ev("rooms", "room_id", nxt), ev("rooms", "customer_id", r["customer_id"])]
     opened = (f"{josa(quote(r['next_first_text']), '으로/로')} 새 대화 {josa(nxt, '을/를')}"
               if r["next_first_text"] is not None else f"새 대화 {josa(nxt, '을/를')}")
@@ -196,13 +198,13 @@ def _late(r: dict, config: HandoffConfig):
 def _ai_ended(r: dict, config: HandoffConfig):
     cited = r["first_ai_cited"]
     e = [ev("chat_messages", "cited_article_id", cited)]
-    aid = trim(cited) if isinstance(cited, str) else cited
+    aid = inline(trim(cited)) if isinstance(cited, str) else cited
     window = number(config.reentry_window_hours)
     hedge = None
     if r["next_room_id"] is not None:
         e += _reentry_evidence(r)
         s = (f"AI가 도움말 {josa(aid, '을/를')} 인용해 답하고 대화를 닫았고, 같은 고객은 {number(r['reentry_hours'])}시간 뒤에 "
-             f"새 대화 {josa(r['next_room_id'], '을/를')} 열어 재문의 기준 {window}시간 밖입니다.")
+             f"새 대화 {josa(inline(r['next_room_id']), '을/를')} 열어 재문의 기준 {window}시간 밖입니다.")
         over = int(r["reentry_us"]) - int(config.reentry_window_hours * 3_600_000_000)
         hedge = f"다음 대화가 {window}시간을 {duration(over)} 넘겨 열려 재문의로 세지 않았습니다."
     else:
@@ -210,6 +212,7 @@ def _ai_ended(r: dict, config: HandoffConfig):
         s = f"AI가 도움말 {josa(aid, '을/를')} 인용해 답하고 대화를 닫았으며 같은 고객의 다음 대화는 없습니다."
     if r["first_trigger_message_id"] is not None and r["counselor_message_count"] == 0:
         n = r["ai_after_trigger"]
-        hedge = _join(hedge, f"고객이 {josa(quote(r['trigger_text']), '으로/로')} 상담원을 찾은 뒤 AI가 {times(n)} 답해 "
-                             f"두 번에 못 미쳐 상담원 요청을 계속 받은 것으로 보지 않았습니다.")
+        after = f"AI가 {times(n)} 답해 두 번에 못 미쳐" if n else "AI가 더 답하지 않아"
+        hedge = _join(hedge, f"고객이 {josa(quote(r['trigger_text']), '으로/로')} 상담원을 찾은 뒤 {after} "
+                             "상담원 요청을 계속 받은 것으로 보지 않았습니다.")
     return e, s, hedge

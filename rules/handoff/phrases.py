@@ -47,8 +47,8 @@ def phrase_table(phrases: pd.DataFrame, matching: PhraseMatching) -> pd.DataFram
     p = phrases.reset_index(drop=True)[["trigger_phrase", "first_reply_min"]].copy()
     p["phrase_order"] = np.arange(len(p))
     p["folded"] = fold_series(p["trigger_phrase"], matching)
-    p = p[p["folded"].map(bool)]
-    p["length"] = p["folded"].str.len()
+    p = p.loc[p["folded"].map(bool).astype(bool)].copy()
+    p["length"] = p["folded"].map(len)
     return p
 
 

@@ -90,6 +90,10 @@ def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> di
     for msgs in by_room.values():
         msgs.sort(key=lambda m: (m["at"], m["message_id"]))
     opened = {r: msgs[0]["at"] for r, msgs in by_room.items()}
+    by_customer = defaultdict(list)  # a customer's rooms that have a message, in opening order
+    for r in sorted(opened, key=lambda r: (opened[r], r)):
+        if r in rooms:
+            by_customer[rooms[r]["customer_id"]].append(r)
 
     out: dict[str, Expected] = {}
     for room_id, msgs in by_room.items():
@@ -100,7 +104,7 @@ def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> di
         if room_id in held or row is None:
             out[room_id] = Expected(room_id, V.HELD_STATUS, None, opened_day)
             continue
-        out[room_id] = _judge_room(room_id, msgs, row, rooms, by_room, opened, phrases, articles, config, opened_day)
+        out[room_id] = _judge_room(room_id, msgs, row, by_customer, opened, phrases, articles, config, opened_day)
     for h in _records(tables["held"]):
         r = h["room_id"]
         if isinstance(r, str) and r and r not in by_room and (day is None or h["partition_day"] == day):
@@ -124,7 +128,7 @@ def _trigger(msgs: list[dict], phrases: list, config: HandoffConfig):
     return None, None, None
 
 
-def _judge_room(room_id, msgs, row, rooms, by_room, opened, phrases, articles, config, opened_day) -> Expected:
+def _judge_room(room_id, msgs, row, by_customer, opened, phrases, articles, config, opened_day) -> Expected:
     t, phrase, reply_min = _trigger(msgs, phrases, config)
     ai_after = sum(1 for j, m in enumerate(msgs) if t is not None and j > t and m["sender"] == "ai")
     counselors = sum(1 for m in msgs if m["sender"] == "counselor")
@@ -139,11 +143,9 @@ def _judge_room(room_id, msgs, row, rooms, by_room, opened, phrases, articles, c
     closed_at = next_room = reentry = None
     if row["closed_by"] == "ai":
         closed_at = msgs[-1]["sent_at"]
-        later = sorted((opened[r], r) for r, other in rooms.items()
-                       if other["customer_id"] == row["customer_id"] and r in opened and opened[r] > msgs[-1]["at"])
-        if later:
-            next_room = later[0][1]
-            reentry = hours(msgs[-1]["at"], later[0][0])
+        next_room = next((r for r in by_customer[row["customer_id"]] if opened[r] > msgs[-1]["at"]), None)
+        if next_room is not None:
+            reentry = hours(msgs[-1]["at"], opened[next_room])
     late = wait is not None and wait > first_reply_min
     window = Decimal(config.reentry_window_hours)
     if t is not None and counselors == 0 and ai_after >= 2:

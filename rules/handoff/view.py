@@ -21,10 +21,10 @@ from datetime import date, datetime, time, timedelta
 import pandas as pd
 
 from rules.common import timestamps
-from rules.common.gates import DUPLICATE_ID, trim
+from rules.common.days import line_days
+from rules.common.gates import DUPLICATE_ID, Normalised, trim
 from rules.handoff.config import HandoffConfig
-from rules.handoff.normalise import EMPTY_ROOM_ID
-from schemas.handoff import INPUT_DATASETS
+from rules.handoff.normalise import EMPTY_ROOM_ID, TIME_FIELDS, normalise
 
 BEFORE_DAYS = 1
 AFTER_DAYS = 1
@@ -32,7 +32,6 @@ AFTER_DAYS = 1
 
 UNKNOWN_ROOM = "unknown_room"
 HELD_COLUMNS = ["room_id", "dataset", "file", "line", "id", "reason_code", "reason", "partition_day"]
-SCOPE_COLUMNS = ["day", "lookahead_end_ns"]
 
 _ROOM_IN_TEXT = re.compile(r'"room_id"\s*:\s*("(?:[^"\\]|\\.)*")')
 
@@ -45,6 +44,27 @@ def window_days(day: str) -> list[str]:
 def whole_input(tables: dict[str, pd.DataFrame], quarantine: pd.DataFrame, config: HandoffConfig) -> dict[str, pd.DataFrame]:
     """The whole input as one view: every room is judged, look-ups reach every day."""
     return combine({None: {**tables, "quarantine": quarantine}}, None, config)
+
+
+def from_raw(raw: dict[str, pd.DataFrame], day: str | None, config: HandoffConfig) -> tuple[Normalised, dict[str, pd.DataFrame]]:
+    """Raw lines of a whole input → (the gated input, the view judged).
+
+    With a day, messages are split into days as the raw partitions are, days D−1 … D+1 are
+    gated one by one and combined, and the gated input returned is day D's.
+    """
+    if day is None:
+        norm = normalise(raw, config)
+        return norm, whole_input(norm.tables, norm.quarantine, config)
+    date.fromisoformat(day)  # ValueError for anything but YYYY-MM-DD
+    messages = raw["chat_messages"]
+    days = line_days(messages, TIME_FIELDS["chat_messages"], config.timezone) if len(messages) else None
+    per_day, judged = {}, None
+    for d in window_days(day):
+        part = messages[days == d].reset_index(drop=True) if days is not None else messages
+        norm = normalise({**raw, "chat_messages": part}, config)
+        per_day[d] = {**norm.tables, "quarantine": norm.quarantine}
+        judged = norm if d == day else judged
+    return judged, combine(per_day, day, config)
 
 
 def combine(per_day: dict[str | None, dict[str, pd.DataFrame]], day: str | None, config: HandoffConfig) -> dict[str, pd.DataFrame]:
@@ -168,5 +188,3 @@ def _repeated_rows(repeated: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:
 def held_rooms(held: pd.DataFrame) -> set[str]:
     return {r for r in held["room_id"] if isinstance(r, str) and r}
 
-
-__all__ = ["INPUT_DATASETS", "combine", "whole_input", "window_days", "held_rooms", "room_in_raw"]

@@ -34,12 +34,15 @@ import numpy as np
 
 from rules.retry.wordsets import WordSets, expand_pairs, later_partners, run_offsets, shared_counts, sum_by_key
 
-PAIR_BUDGET = 20_000_000
-"""Pairs listed at one level, at most, while a deeper (shorter-listed) level is possible."""
+PAIR_BUDGET = 200_000
+"""Pairs a level may list whatever its size: listing this few costs less than going deeper."""
+PAIRS_PER_OCCURRENCE = 8
+"""Beyond that, a level is listed only if its pairs are at most this many per subset occurrence,
+which keeps the listed pairs in proportion to the input rather than to its square."""
 LEVEL_BUDGET = 40_000_000
 """Word-subset occurrences a deeper level may hold; past this the current level is listed anyway."""
-CHUNK = 4_000_000
-"""Listed pairs held in memory at once."""
+CHUNK = 1_000_000
+"""Listed pairs held in memory at once (about 150 bytes each while they are counted)."""
 SMALL_SESSION = 64
 """Sessions up to this many events on a surface have their pairs listed; larger ones are counted."""
 
@@ -65,7 +68,7 @@ PAIRS, DEFAULT, FALLBACK = "pairs", "default", "fallback"
 
 
 def pairs_by_overlap(ws: WordSets, mult: np.ndarray, pair_budget: int = PAIR_BUDGET,
-                     level_budget: int = LEVEL_BUDGET) -> Counter:
+                     level_budget: int = LEVEL_BUDGET, per_occurrence: int = PAIRS_PER_OCCURRENCE) -> Counter:
     """Unordered pairs of items, distinct set d standing for mult[d] items, counted by (a, b, k)."""
     mult = np.asarray(mult, dtype=np.int64)
     sizes = ws.sizes
@@ -77,7 +80,7 @@ def pairs_by_overlap(ws: WordSets, mult: np.ndarray, pair_budget: int = PAIR_BUD
     if len(ws) < 2:
         return out
 
-    level = _Levels(ws, mult, pair_budget, level_budget)
+    level = _Levels(ws, mult, pair_budget, level_budget, per_occurrence)
     listed, moments = level.run()
     for (a, b), m0 in _class_pairs(sizes, mult).items():
         top = min(a, b)
@@ -109,9 +112,9 @@ def _class_pairs(sizes: np.ndarray, mult: np.ndarray) -> dict[tuple[int, int], i
 class _Levels:
     """Inverted indexes over the word subsets of size t = 1, 2, … held by at least two sets."""
 
-    def __init__(self, ws: WordSets, mult: np.ndarray, pair_budget: int, level_budget: int):
+    def __init__(self, ws: WordSets, mult: np.ndarray, pair_budget: int, level_budget: int, per_occurrence: int):
         self.ws, self.mult, self.sizes = ws, mult, ws.sizes
-        self.pair_budget, self.level_budget = pair_budget, level_budget
+        self.pair_budget, self.level_budget, self.per_occurrence = pair_budget, level_budget, per_occurrence
         self.n_sets = len(ws)
         row = np.repeat(np.arange(self.n_sets, dtype=np.int64), self.sizes)
         # A word in one set only can be in no shared subset.
@@ -130,9 +133,10 @@ class _Levels:
         moments: list[dict] = [{}]
         t = 1
         while True:
-            order = np.lexsort((self.occ_set, self.occ_key))
+            # Stable: occurrences arrive in set order within each subset, and listing relies on it.
+            order = np.argsort(self.occ_key, kind="stable")
             key = self.occ_key[order]
-            starts, counts = _runs(key)
+            _, counts = _runs(key)
             # Only subsets held by two sets or more can make a pair; the rest are dropped here.
             shared = order[np.repeat(counts >= 2, counts)]
             occ_set, occ_pos = self.occ_set[shared], self.occ_pos[shared]
@@ -145,7 +149,8 @@ class _Levels:
             group = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
             listed_pairs = int((counts * (counts - 1) // 2).sum())
             grow = self.kept_counts[occ_set] - 1 - occ_pos
-            if listed_pairs <= self.pair_budget or int(grow.sum()) > self.level_budget:
+            cheap = listed_pairs <= self.pair_budget + self.per_occurrence * len(occ_set)
+            if cheap or int(grow.sum()) > self.level_budget:
                 return self._list(occ_set, group, t), moments
             moments.append(self._moments(occ_set, group))
             self._deeper(occ_set, group, occ_pos, grow)
@@ -187,16 +192,19 @@ class _Levels:
         word = self.kept_words[self.kept_indptr[self.occ_set] + self.occ_pos]
         self.occ_key = np.repeat(group, grow) * max(self.ws.n_words, 1) + word
 
-    def _list(self, occ_set: np.ndarray, occ_key: np.ndarray, t: int) -> Counter:
-        """Every pair of distinct sets sharing a subset of this level, with its exact k."""
-        positions, partners = later_partners(occ_key)
+    def _list(self, occ_set: np.ndarray, group: np.ndarray, t: int) -> Counter:
+        """Every pair of distinct sets sharing a subset of this level, with its exact k.
+
+        A pair sharing k words meets in C(k, t) subsets, so the number of meetings gives k.
+        """
+        positions, partners = later_partners(group)
         out: Counter = Counter()
         if not partners.any():
             return out
         per_set = np.zeros(self.n_sets, dtype=np.int64)
         np.add.at(per_set, occ_set, partners)
         cumulative = np.cumsum(per_set)
-        table = np.array([comb(k, t) for k in range(t, int(self.sizes.max()) + 1)], dtype=np.int64)
+        table = _binomials(t, int(self.sizes.max()))
         lo = 0
         while lo < self.n_sets:
             done = cumulative[lo - 1] if lo else 0
@@ -205,8 +213,10 @@ class _Levels:
             sel = (occ_set >= lo) & (occ_set < hi) & (partners > 0)
             if sel.any():
                 first, second = expand_pairs(positions[sel], partners[sel])
-                d1, d2 = occ_set[first], occ_set[second]
-                keys, seen = np.unique(d1.astype(np.int64) * self.n_sets + d2, return_counts=True)
+                pair = occ_set[first].astype(np.int64) * self.n_sets + occ_set[second]
+                del first, second
+                keys, seen = np.unique(pair, return_counts=True)
+                del pair
                 at = np.searchsorted(table, seen)
                 if not np.array_equal(table[np.minimum(at, len(table) - 1)], seen):
                     raise AssertionError("a pair met a number of times that is no binomial coefficient")
@@ -222,6 +232,15 @@ class _Levels:
         return out
 
 
+def _binomials(t: int, top: int) -> np.ndarray:
+    """C(k, t) for k = t, t + 1, … up to `top`, stopping before int64 would overflow (no count gets that far)."""
+    out, k = [], t
+    while k <= top and comb(k, t) < 2**62:
+        out.append(comb(k, t))
+        k += 1
+    return np.array(out, dtype=np.int64)
+
+
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = len(sorted_keys)
     if n == 0:
@@ -234,7 +253,8 @@ def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cross_session_pairs(set_ids: np.ndarray, sessions: np.ndarray, ws: WordSets,
-                        pair_budget: int = PAIR_BUDGET, small_session: int = SMALL_SESSION) -> Counter:
+                        pair_budget: int = PAIR_BUDGET, small_session: int = SMALL_SESSION,
+                        per_occurrence: int = PAIRS_PER_OCCURRENCE) -> Counter:
     """Pairs of events (given by distinct-set id and session code) from different sessions, by (a, b, k)."""
     set_ids = np.asarray(set_ids, dtype=np.int64)
     sessions = np.asarray(sessions, dtype=np.int64)
@@ -243,8 +263,8 @@ def cross_session_pairs(set_ids: np.ndarray, sessions: np.ndarray, ws: WordSets,
     used, local = np.unique(set_ids, return_inverse=True)
     local = local.astype(np.int64).ravel()
     sub = ws.subset(used)
-    every = pairs_by_overlap(sub, np.bincount(local, minlength=len(used)), pair_budget)
-    same = _same_session_pairs(local, sessions, sub, pair_budget, small_session)
+    every = pairs_by_overlap(sub, np.bincount(local, minlength=len(used)), pair_budget, per_occurrence=per_occurrence)
+    same = _same_session_pairs(local, sessions, sub, pair_budget, small_session, per_occurrence)
     every.subtract(same)
     if any(v < 0 for v in every.values()):
         raise AssertionError("more same-session pairs than pairs")
@@ -252,7 +272,7 @@ def cross_session_pairs(set_ids: np.ndarray, sessions: np.ndarray, ws: WordSets,
 
 
 def _same_session_pairs(local: np.ndarray, sessions: np.ndarray, ws: WordSets, pair_budget: int,
-                        small_session: int) -> Counter:
+                        small_session: int, per_occurrence: int) -> Counter:
     order = np.lexsort((local, sessions))
     s, d = sessions[order], local[order]
     starts, counts = _runs(s)
@@ -272,7 +292,7 @@ def _same_session_pairs(local: np.ndarray, sessions: np.ndarray, ws: WordSets, p
             out[(int(c // (top * top)), int(c // top % top), int(c % top))] += int(w)
     for start, count in zip(starts[counts > small_session], counts[counts > small_session]):
         sets, mult = np.unique(d[start:start + count], return_counts=True)
-        out.update(pairs_by_overlap(ws.subset(sets), mult, pair_budget))
+        out.update(pairs_by_overlap(ws.subset(sets), mult, pair_budget, per_occurrence=per_occurrence))
     return out
 
 

@@ -87,7 +87,8 @@ def test_report_is_written_and_shown_as_markdown(tmp_path):
     md = mats[0].materialization.metadata["report"].value
     assert "판정 일치" in md and "38 / 40 (95.0%)" in md and "Cohen's kappa" in md
     folder = tmp_path / "reports" / "live_pick" / DAY1
-    assert {p.name for p in folder.iterdir()} == {"report.md", "report.html", "report.json"}
+    assert {p.name for p in folder.iterdir()} == {"report.md", "report.html", "report.json", "board.html"}
+    assert mats[0].materialization.metadata["board"].value == (folder / "board.html").resolve().as_uri()
     data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert {w["id"] for w in data["wrong_cases"]} == {"MSG-20260908-2401", "MSG-20260908-2405"}
 

@@ -35,7 +35,12 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
     assert f"DAGSTER_HOME={home}" in out.stdout
     # The runs are in the instance the UI will open.
     runs = subprocess.run(
-        [sys.executable, "-c", "from dagster import DagsterInstance; print(len(DagsterInstance.get().get_runs()))"],
+        [sys.executable, "-c", "from dagster import DagsterInstance; "
+         "print(sorted({r.status.value for r in DagsterInstance.get().get_runs()}), len(DagsterInstance.get().get_runs()))"],
         env={**env, "DAGSTER_HOME": str(home)}, capture_output=True, text=True, timeout=120,
     )
-    assert runs.stdout.strip() == "6", runs.stderr  # five sample days and the evaluation run
+    # eleven nightly days (the sample days and the day after handoff's last), three handoff days, one evaluation
+    assert runs.stdout.strip() == "['SUCCESS'] 15", runs.stdout + runs.stderr
+    assert f"{23:5d}  one_shot" in out.stdout
+    handoff = tmp_path / "home" / "reports" / "handoff" / "2026-10-01" / "report.md"
+    assert f"report: {handoff}" in out.stdout

@@ -1,0 +1,125 @@
+"""handoff as Dagster assets: the shared daily chain with a day window for look-ups.
+
+Day D's verdicts read the normalised partitions D−1, D and D+1 (a room opened before midnight,
+the rest of late rooms, a customer's next room). Verdicts and report are partitioned by the
+days whose look-ahead has ended, and judge themselves once the look-ahead partition lands:
+the nightly job materialises yesterday's raw and normalised tables, which completes the day
+before, and `lookahead_sensor` then judges that day.
+"""
+
+import warnings
+
+from dagster import (
+    BetaWarning,
+    AssetSelection,
+    AutomationCondition,
+    AutomationConditionSensorDefinition,
+    DefaultSensorStatus,
+    define_asset_job,
+    in_process_executor,
+)
+
+from assets.common.chain import DayWindow, DomainChain, build_assets, numbered_checks
+from assets.common.metadata import md_table
+from rules.handoff import verdicts as V
+from rules.handoff.checks import run_checks
+from rules.handoff.config import load_config
+from rules.handoff.engine import OUTPUT_COLUMNS, day_tables, judge, records
+from rules.handoff.expectations import EXPECTATIONS
+from rules.handoff.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, stored_columns
+from rules.handoff.view import AFTER_DAYS, BEFORE_DAYS, combine
+from schemas import required_columns
+from schemas.handoff import DOMAIN, INPUT_DATASETS, OUTPUT
+
+KEPT = {
+    "day_rooms": {"room_id": "text", "customer_id": "text", "opened_day": "text", "status": "text", "verdict": "text",
+                  "handoff_at": "text", "reply_wait_min": "float", "first_reply_min": "integer", "on_time": "boolean",
+                  "late": "boolean", "provisional": "boolean", "next_room_id": "text"},
+    "held_rows": {"room_id": "text", "dataset": "text", "file": "text", "line": "integer", "id": "text",
+                  "reason_code": "text", "reason": "text"},
+}
+"""Every room of the day (listed or not) and the rows that held rooms back: the report's header and held group."""
+
+
+def _preview(rows: list[dict]) -> str:
+    shown = [[r["room_id"], r["verdict"], r["summary"]] for r in rows][:30]
+    return md_table(["room_id", "verdict", "summary"], shown) if shown else ""
+
+
+def build_report(*args, **kwargs):
+    # Report code (statistics) loads only where a report is made, not in every run.
+    from evals.handoff import build_report
+
+    return build_report(*args, **kwargs)
+
+
+def load_golden(path):
+    from evals.handoff import load_golden
+
+    return load_golden(path)
+
+
+CHAIN = DomainChain(
+    domain=DOMAIN,
+    datasets=INPUT_DATASETS,
+    id_fields=ID_FIELDS,
+    time_fields=TIME_FIELDS,
+    required=lambda d: required_columns(DOMAIN, d),
+    load_config=load_config,
+    normalise=normalise,
+    stored_columns=stored_columns,
+    json_columns=(),
+    restore=restore,
+    judge=judge,
+    records=records,
+    output_columns=OUTPUT_COLUMNS,
+    verdict_json_columns=("evidence", "uncited_message_ids"),
+    verdict_key="verdict",
+    output_schema=OUTPUT,
+    verdict_order=V.ORDER,
+    run_checks=run_checks,
+    check_titles=numbered_checks([
+        "verdict enum", "required fields present", "counts and durations ≥ 0", "durations re-computed",
+        "rule 1: request ignored", "rule 2: uncited answer", "rule 3: re-entry", "rules 4–5: late reply, AI ended",
+        "evidence fields are columns", "evidence values equal rows", "polite Korean summary",
+    ]),
+    # A verdict file that breaks its schema or disagrees with the re-computation must not reach a report.
+    blocking_checks=frozenset({"schema", "recompute"}),
+    expectations=EXPECTATIONS,
+    load_golden=load_golden,
+    build_report=build_report,
+    verdicts_description="One verdict per listed support room of the day: should the AI have handed it to a counsellor? "
+                         "Reads the normalised days D−1…D+1 for rooms across midnight and re-entry the next day.",
+    preview=_preview,
+    window=DayWindow(
+        before=BEFORE_DAYS,
+        after=AFTER_DAYS,
+        combine=combine,
+        kept=KEPT,
+        keep=day_tables,
+        # Judge the newest day whose look-ahead has landed (eager keeps to the newest partition).
+        automation_condition=AutomationCondition.eager(),
+    ),
+)
+
+assets = build_assets(CHAIN)
+
+JUDGED = AssetSelection.assets(CHAIN.key("verdicts"), CHAIN.key("agreement_report"))
+"""Partitioned by days whose look-ahead is complete, so they sit outside the daily nightly job."""
+
+judge_job = define_asset_job(
+    "handoff_judge",
+    selection=JUDGED,
+    executor_def=in_process_executor,
+    description="handoff verdicts and report for days whose next day is in (backfills, re-runs).",
+)
+
+with warnings.catch_warnings():  # Dagster marks this sensor class beta; it is the documented way
+    warnings.simplefilter("ignore", BetaWarning)
+    lookahead_sensor = AutomationConditionSensorDefinition(
+        "handoff_lookahead",
+        target=JUDGED,
+        default_status=DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=300,
+        description="Judges a handoff day once the next day's partition has been materialised (by the nightly job).",
+    )

@@ -1,0 +1,189 @@
+"""Golden agreement for handoff: hand labels per room against rule verdicts.
+
+A labelled room that was judged but not listed counts as `목록에 올리지 않음`; a held room is
+shown as not judged. A mismatch is placed at the first rule (in rule order) either side names,
+and mismatched rooms are listed for a review of the phrase list and the verdict order. The
+header counts (rooms of the day, held, in scope, listed per verdict, on-time handoffs) come
+from every room of the day, listed or not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from evals import report
+from evals.render import md_table
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.stats import Ratio
+from rules.common.checks import CheckResult
+from rules.handoff import verdicts as V
+from rules.handoff.config import HandoffConfig
+from rules.handoff.engine import day_summary
+
+STEPS = {
+    V.KEPT_ANSWERING: "상담원 요청 단계 (연결 문구 목록)",
+    V.UNCITED: "도움말 인용 단계",
+    V.REENTRY: "재문의 단계 (24시간 창)",
+    V.LATE_REPLY: "연결 지연 단계",
+    V.AI_ENDED: "AI 종료 단계",
+}
+LABELS = [*V.RULE_ORDER, V.NOT_LISTED]
+HONESTY = [
+    "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다.",
+    "대화 로그, 연결 문구 목록, 도움말 목록도 같은 손으로 만들었습니다. 실제 연결 판단의 품질은 실제 상담 로그가 있어야 잴 수 있습니다.",
+    "인용이 있는 AI 답이 그 도움말 내용과 맞는지는 규칙이 보지 않습니다. 상담원이 펼쳐 보고 판단합니다.",
+    "연결 문구에 걸린 메시지가 실제로 상담원을 원한 것인지는 상담 매니저가 정합니다. 문구 목록이 바뀌면 판정도 바뀝니다.",
+    "재문의는 다음 날 데이터까지 봐야 정해집니다. 다음 날이 아직 없으면 재문의 판정은 잠정이고 보고서가 그렇게 표시합니다.",
+    "분모가 10보다 작은 지표는 퍼센트를 적지 않습니다.",
+]
+
+
+def load_golden(path: str | Path) -> list[dict]:
+    return report.load_golden(path, "room_id", "verdict")
+
+
+def diverging_step(gold: str, predicted: str) -> str:
+    for verdict in V.RULE_ORDER:
+        if verdict in (gold, predicted):
+            return STEPS[verdict]
+    return "판정 키 밖"
+
+
+def build_report(
+    rows: list[dict],
+    golden: list[dict] | None,
+    *,
+    checks: list[CheckResult],
+    quarantine: pd.DataFrame | None,
+    reconciliation: dict,
+    config: HandoffConfig,
+    scope: str,
+    day_rooms: pd.DataFrame | None = None,
+    held_rows: pd.DataFrame | None = None,
+) -> Report:
+    listed = {r["room_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("room_id"), str)}
+    predicted = {k: label(r.get("verdict")) for k, r in listed.items()}
+    held: set[str] = set()
+    if day_rooms is not None and len(day_rooms):
+        for room, status in zip(day_rooms["room_id"], day_rooms["status"]):
+            if status == V.HELD_STATUS:
+                held.add(room)
+            elif status != V.LISTED and room not in predicted:
+                predicted[room] = V.NOT_LISTED
+    pairs, not_judged = pair_with_golden(
+        predicted, [(g["room_id"], g["verdict"]) for g in golden or []], held, f"{V.HELD}: 판정하지 않은 대화입니다"
+    )
+    gold = [p[1] for p in pairs]
+    pred = [p[2] for p in pairs]
+    same = sum(a == b for a, b in zip(gold, pred))
+    passed = sum(c.passed for c in checks)
+    raw_total = sum(r["raw"] for r in reconciliation.values())
+    q_total = sum(r["quarantined"] for r in reconciliation.values())
+    counts = day_summary(day_rooms) if day_rooms is not None else {}
+
+    metrics = [
+        threshold_metric("판정 일치", "규칙 판정이 사람 라벨과 같은 대화 / 라벨이 있고 판정한 대화", Ratio(same, len(pairs)),
+                         config.report.verdict_agreement_min, "규칙 · 합성 라벨"),
+        *[record_metric(f"판정별 일치 · {v}", f"규칙도 {v}인 대화 / 라벨이 {v}인 대화",
+                        Ratio(sum(a == b for _, a, b in pairs if a == v), sum(a == v for _, a, _ in pairs)), "규칙 · 합성 라벨")
+          for v in LABELS],
+        threshold_metric("자동 검증 통과", "통과한 검증 / 자동 검증", Ratio(passed, len(checks)), 1.0, "코드",
+                         "판정 재계산과 출력 스키마 포함"),
+        record_metric("격리된 행", "격리된 행 / 원본 행(네 데이터셋)", Ratio(q_total, raw_total), "데이터"),
+        person_metric("인용한 도움말이 답과 맞나", "상담원이 인용 있는 AI 답을 도움말과 대조합니다"),
+        person_metric("연결 문구에 걸린 메시지가 정말 상담원 요청인가", "상담 매니저가 펼쳐 보고 정합니다"),
+    ]
+    if counts:
+        metrics[:0] = [
+            record_metric("판정 대상", "AI가 답했거나 연결이 늦은 대화 / 판정한 대화", Ratio(counts["in_scope"], counts["judged"]), "데이터",
+                          "대상 밖 대화는 목록에 없지만 여기 셉니다"),
+            record_metric("목록에 올린 대화", "목록에 올린 대화 / 판정 대상", Ratio(counts["listed"], counts["in_scope"]), "규칙"),
+            record_metric("제때 연결", "기준 시간 안에 상담원이 받은 연결 / 상담원에게 넘긴 대화", Ratio(counts["on_time_handoffs"], counts["handoffs"]),
+                          "규칙 · 데이터"),
+            record_metric("판정 보류", "판정 보류 대화 / 그날 열린 대화", Ratio(counts["held"], counts["rooms"]), "데이터",
+                          "빠진 줄이 있는 대화만 보류하고 나머지는 그대로 판정합니다"),
+        ]
+        if counts["provisional"]:
+            metrics.insert(0, record_metric("재문의 잠정", "다음 날 데이터가 없어 재문의가 잠정인 대화 / 목록에 올린 대화",
+                                            Ratio(counts["provisional"], counts["listed"]), "데이터",
+                                            "다음 날 파티션이 들어오면 다시 판정합니다"))
+    if not pairs:
+        metrics = [m for m in metrics if not m.name.startswith(("판정 일치", "판정별 일치"))]
+    wrong = [WrongCase("판정 일치", i, a, b, diverging_step(a, b), listed.get(i, {}).get("summary", "")) for i, a, b in pairs if a != b]
+    verdict_counts = {v: sum(1 for r in listed.values() if r.get("verdict") == v) for v in V.ORDER}
+    if counts:
+        verdict_counts[f"{V.NOT_LISTED} (대상 안)"] = counts["in_scope_unlisted"]
+        verdict_counts["판정 대상 밖"] = counts["out_of_scope"]
+        verdict_counts[V.HELD] = counts["held"]
+    return Report(
+        domain="handoff",
+        scope=scope,
+        title="handoff 골든 일치 리포트 (합성 데이터 기준)",
+        metrics=metrics,
+        labels=LABELS,
+        gold=gold,
+        predicted=pred,
+        wrong_cases=wrong,
+        checks=checks,
+        verdict_counts=verdict_counts,
+        quarantine=quarantine,
+        reconciliation=reconciliation,
+        golden_not_judged=not_judged,
+        excluded=held_group(held_rows),
+        extra_sections=[s for s in (_header_section(counts), _held_section(held_rows), _review_section(wrong)) if s],
+        honesty=HONESTY,
+        has_golden=bool(pairs),
+    )
+
+
+def held_group(held_rows: pd.DataFrame | None) -> list[dict]:
+    """Every row that held a room back (or belongs to no room), with its reason."""
+    if held_rows is None or not len(held_rows):
+        return []
+    out = []
+    for r in held_rows.to_dict("records"):
+        r = {k: None if not isinstance(v, (list, dict)) and pd.isna(v) else v for k, v in r.items()}
+        where = f"{r['dataset']} {int(r['line'])}행" if r["line"] is not None else r["dataset"]
+        out.append({"id": r["room_id"] or "(대화 모름)", "code": r["reason_code"], "reason": f"{where} · {r['id'] or '—'}: {r['reason']}"})
+    return out
+
+
+def _header_section(counts: dict) -> tuple[str, str] | None:
+    if not counts:
+        return None
+    rows = [
+        ["그날 열린 대화", counts["rooms"]],
+        [V.HELD, counts["held"]],
+        ["판정한 대화", counts["judged"]],
+        ["판정 대상 (AI 답변 또는 늦은 연결)", counts["in_scope"]],
+        ["목록에 올린 대화", counts["listed"]],
+        *[[f"· {v}", n] for v, n in counts["listed_per_verdict"].items()],
+        ["대상이지만 목록 밖", counts["in_scope_unlisted"]],
+        ["판정 대상 밖", counts["out_of_scope"]],
+        ["상담원에게 넘긴 대화", counts["handoffs"]],
+        ["· 제때 연결", counts["on_time_handoffs"]],
+        ["· 늦은 연결", counts["late_handoffs"]],
+        ["재문의 잠정", counts["provisional"]],
+    ]
+    return "하루 집계", md_table(["항목", "대화 수"], rows)
+
+
+def _held_section(held_rows: pd.DataFrame | None) -> tuple[str, str] | None:
+    if held_rows is None or not len(held_rows):
+        return None
+    rooms = sorted({r for r in held_rows["room_id"] if isinstance(r, str)})
+    loose = int(held_rows["room_id"].isna().sum())
+    body = (f"보류한 대화 {len(rooms)}개: {', '.join(rooms) or '없음'}. 이 대화들만 판정에서 빼고 나머지 대화는 그대로 판정했습니다."
+            + (f" 어느 대화인지 모르는 줄 {loose}개는 판정에서 빼고 위 표에 사유를 적었습니다." if loose else ""))
+    return V.HELD, body
+
+
+def _review_section(wrong: list[WrongCase]) -> tuple[str, str] | None:
+    if not wrong:
+        return None
+    rows = [[w.id, w.gold, w.predicted, w.step, w.summary] for w in wrong]
+    body = ("연결 문구 목록과 판정 차례를 다시 볼 대화입니다.\n\n"
+            + md_table(["room_id", "사람 라벨", "규칙 판정", "갈라진 단계", "규칙 요약"], rows))
+    return "검토할 대화", body

@@ -1,0 +1,180 @@
+"""Golden agreement for retry: product-owner labels against rule verdicts, plus the baseline sweep.
+
+A mismatch is placed at the first rule (in rule order) either side names: the same-text
+step, the baseline step or the surface-hop step. The report adds mismatch counts per verdict
+and the sweep of every surface's baseline from ×0.5 to ×1.5 (a table, with a bar per step).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from evals import report
+from evals.render import md_table
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.stats import Ratio
+from rules.common.checks import CheckResult
+from rules.retry import verdicts as V
+from rules.retry.config import RetryConfig
+from rules.retry.sweep import SweepStep, sweep
+
+STEPS = {
+    V.EXACT_RETRY: "같은 말 단계 (공백·문장부호를 지운 글)",
+    V.REWORDED_RETRY: "기준선 단계 (평소 겹침과 비교)",
+    V.SURFACE_HOP: "접점 이동 단계",
+}
+HONESTY = [
+    "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다.",
+    "이벤트 로그와 접점 목록도 같은 손으로 만들었습니다. 실제 재시도 탐지 품질은 실제 사용 로그와 제품 담당자의 표시가 있어야 잴 수 있습니다.",
+    "평소 겹침(기준선)은 판정한 범위(그날 파티션, 또는 명령줄에 준 입력 전체) 안에서만 셉니다. 범위가 바뀌면 기준선도 바뀝니다.",
+    "세션 경계는 로그의 session_id를 그대로 믿었습니다. 자정을 넘긴 세션은 날마다 따로 판정됩니다.",
+    "겹침 수치는 읽기 좋게 반올림해 보여 줄 뿐이고 판정은 분수 그대로 비교했습니다.",
+    "분모가 10보다 작은 지표는 퍼센트를 적지 않습니다.",
+]
+BAR = "█"
+
+
+@dataclass
+class RetryReport(Report):
+    """The shared report plus the retry sections, which the JSON form carries too."""
+
+    sweep: list[SweepStep] = field(default_factory=list)
+    mismatches: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["mismatch_by_verdict"] = self.mismatches
+        out["baseline_sweep"] = [s.to_dict() for s in self.sweep]
+        out["sections"] = [{"heading": h, "markdown": b} for h, b in self.extra_sections]
+        return out
+
+
+def load_golden(path: str | Path) -> list[dict]:
+    return report.load_golden(path, "event_id", "verdict")
+
+
+def diverging_step(gold: str, predicted: str) -> str:
+    for verdict in V.RULE_ORDER[:-1]:
+        if verdict in (gold, predicted):
+            return STEPS[verdict]
+    return "판정 키 밖"
+
+
+def mismatch_counts(pairs: list[tuple[str, str, str]]) -> list[dict]:
+    """Per verdict: labelled, predicted, agreed, missed (label, not predicted) and extra (predicted, not labelled)."""
+    out = []
+    for v in V.ORDER:
+        out.append({
+            "verdict": v,
+            "gold": sum(g == v for _, g, _ in pairs),
+            "predicted": sum(p == v for _, _, p in pairs),
+            "agreed": sum(g == p == v for _, g, p in pairs),
+            "missed": sum(g == v != p for _, g, p in pairs),
+            "extra": sum(p == v != g for _, g, p in pairs),
+        })
+    return out
+
+
+def render_mismatches(rows: list[dict]) -> str:
+    table = [[r["verdict"], r["gold"], r["predicted"], r["agreed"], r["missed"], r["extra"]] for r in rows]
+    return md_table(["판정", "정답 라벨", "규칙 판정", "일치", "놓침 (라벨인데 다른 판정)", "더 잡음 (판정인데 다른 라벨)"], table)
+
+
+def render_sweep(steps: list[SweepStep]) -> str:
+    """The sweep as tables: totals with a bar per step, then retries per surface."""
+    if not steps:
+        return "판정된 이벤트가 없어 스윕할 기준선이 없습니다."
+    base = next((s for s in steps if s.factor == 1), steps[0])
+    width = max(s.retries for s in steps) or 1
+    rows = [[f"×{_factor(s.factor)}", s.exact, s.reworded, s.retries, f"{s.retries - base.retries:+d}",
+             BAR * round(20 * s.retries / width)] for s in steps]
+    out = [md_table(["기준선 배율", "exact_retry", "reworded_retry", "다시 시도 합계", f"×{_factor(base.factor)} 대비", "막대"], rows)]
+    surfaces = list(steps[0].by_surface)
+    if surfaces:
+        out += ["", "접점별 다시 시도 (exact_retry + reworded_retry):", "",
+                md_table(["기준선 배율", *surfaces], [[f"×{_factor(s.factor)}", *[s.by_surface[x] for x in surfaces]] for s in steps])]
+    out += ["", "배율을 곱한 기준선보다 겹침이 커야(같으면 아님) 말을 바꾼 다시 시도로 셉니다. 같은 말 다시 보내기는 기준선과 상관없이 셉니다."]
+    return "\n".join(out)
+
+
+def _factor(f) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{float(f):g}"
+
+
+def build_report(
+    rows: list[dict],
+    golden: list[dict] | None,
+    *,
+    checks: list[CheckResult],
+    quarantine: pd.DataFrame | None,
+    reconciliation: dict,
+    config: RetryConfig,
+    scope: str,
+) -> RetryReport:
+    predicted = {r["event_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("event_id"), str)}
+    quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
+    pairs, not_judged = pair_with_golden(
+        {k: label(r.get("verdict")) for k, r in predicted.items()},
+        [(g["event_id"], g["verdict"]) for g in golden or []],
+        quarantined_ids,
+        "격리된 이벤트라 판정하지 않았습니다",
+    )
+    gold = [p[1] for p in pairs]
+    pred = [p[2] for p in pairs]
+    same = sum(a == b for a, b in zip(gold, pred))
+    tried = lambda v: v != V.ONE_SHOT  # noqa: E731 - any verdict but one_shot means the user tried again
+    retry_same = sum(tried(a) == tried(b) for a, b in zip(gold, pred))
+    gold_retry = [b for _, a, b in pairs if tried(a)]
+    pred_retry = [a for _, a, b in pairs if tried(b)]
+    passed = sum(c.passed for c in checks)
+    raw_total = sum(r["raw"] for r in reconciliation.values())
+    q_total = sum(r["quarantined"] for r in reconciliation.values())
+    criteria = config.report
+    metrics = [
+        threshold_metric("판정 일치", "규칙 판정이 제품 담당자 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트", Ratio(same, len(pairs)),
+                         criteria.verdict_agreement_min, "규칙 · 합성 라벨"),
+        threshold_metric("다시 시도 여부 일치", "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트",
+                         Ratio(retry_same, len(pairs)), criteria.retry_agreement_min, "규칙 · 합성 라벨"),
+        record_metric("라벨의 다시 시도를 규칙도 잡았나", "규칙도 one_shot이 아닌 이벤트 / 라벨이 one_shot이 아닌 이벤트",
+                      Ratio(sum(tried(b) for b in gold_retry), len(gold_retry)), "규칙 · 합성 라벨"),
+        record_metric("규칙이 잡은 다시 시도가 라벨과 맞나", "라벨도 one_shot이 아닌 이벤트 / 규칙이 one_shot이 아니라고 본 이벤트",
+                      Ratio(sum(tried(a) for a in pred_retry), len(pred_retry)), "규칙 · 합성 라벨"),
+        threshold_metric("자동 검증 통과", "통과한 검증 / 자동 검증", Ratio(passed, len(checks)), 1.0, "코드",
+                         "판정 재계산과 출력 스키마 포함"),
+        record_metric("격리된 행", "격리된 행 / 원본 행(두 데이터셋)", Ratio(q_total, raw_total), "데이터",
+                      "원본 = 정규화 + 격리가 데이터셋마다 맞는지 아래 표에 있습니다"),
+        person_metric("접점마다 평소 겹침(기준선)이 알맞은가", "아래 기준선 스윕을 보고 제품 담당자가 정합니다"),
+        person_metric("세션 경계가 실제 사용 흐름과 맞나", "세션을 몇 개 골라 사람이 따라가 봅니다"),
+    ]
+    wrong = [WrongCase("판정 일치", i, a, b, diverging_step(a, b), predicted[i].get("reason", "")) for i, a, b in pairs if a != b]
+    counts = Counter(label(r.get("verdict")) for r in predicted.values())
+    steps = sweep(list(predicted.values()), config.factors)
+    mismatches = mismatch_counts(pairs)
+    sections = [("기준선 스윕", render_sweep(steps))]
+    if pairs:
+        sections.insert(0, ("판정별 어긋남", render_mismatches(mismatches)))
+    return RetryReport(
+        domain="retry",
+        scope=scope,
+        title="retry 골든 일치 리포트 (합성 데이터 기준)",
+        metrics=metrics if pairs else metrics[4:],
+        labels=list(V.ORDER),
+        gold=gold,
+        predicted=pred,
+        wrong_cases=wrong,
+        checks=checks,
+        verdict_counts={v: counts.get(v, 0) for v in V.ORDER},
+        quarantine=quarantine,
+        reconciliation=reconciliation,
+        golden_not_judged=not_judged,
+        extra_sections=sections,
+        honesty=HONESTY,
+        has_golden=bool(pairs),
+        sweep=steps,
+        mismatches=mismatches,
+    )

@@ -1,0 +1,170 @@
+"""The §5 rules, vectorised over whole tables.
+
+Events are put in session order (session, sent_at, event_id). Pairs of events of one session
+that share a word are found through a (session, word) index, never by looking at every pair.
+Overlaps are exact fractions: each distinct value is made a Fraction once and ranked, and the
+vectorised code compares the ranks, so no comparison ever sees a rounded number.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from rules.retry import verdicts as V
+from rules.retry.baseline import surface_baselines
+from rules.retry.config import RetryConfig
+from rules.retry.explain import explain
+from rules.retry.wordsets import group_pairs, index_word_sets, run_offsets
+
+OUTPUT_COLUMNS = [
+    "event_id", "session_id", "surface_key", "verdict", "surface_baseline", "max_overlap", "matched_event_id", "reason",
+    "evidence",
+]
+
+
+def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
+    """One verdict row per event (output-schema columns), in time order."""
+    f = features(events, catalog, config)
+    if f.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+    exact, reworded, hop = exact_retry(f), reworded_retry(f), surface_hop(f, config)
+    f["verdict"] = np.select([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
+    # exact_retry and surface_hop name the event their rule matched; the others the best
+    # earlier event of the same surface, when it shares a word.
+    f["matched_event_id"] = np.select(
+        [f["verdict"].eq(V.EXACT_RETRY).to_numpy(), f["verdict"].eq(V.SURFACE_HOP).to_numpy()],
+        [f["exact_match"].to_numpy(), f["hop_match"].to_numpy()],
+        f["best_match"].to_numpy(),
+    )
+    f["surface_baseline"] = [float(b) for b in f["baseline"]]
+    f["max_overlap"] = [None if m is None else float(m) for m in f["max_exact"]]
+    f["evidence"], f["reason"] = explain(f, config)
+    f = f.sort_values(["sent_at_ns", "event_id"], kind="stable")
+    return f[OUTPUT_COLUMNS].reset_index(drop=True)
+
+
+def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
+    """Every event in session order with its baseline, best earlier matches and session facts."""
+    f = events.sort_values(["session_id", "sent_at_ns", "event_id"], kind="stable").reset_index(drop=True)
+    if f.empty:
+        return f
+    n = len(f)
+    f["pos"] = np.arange(n)
+    set_of, ws = index_word_sets(f["words"])
+    f["size"] = ws.sizes[set_of]
+    session = pd.factorize(f["session_id"])[0].astype(np.int64)
+    surface = pd.factorize(f["surface_key"])[0].astype(np.int64)
+    catalog_rows = catalog.set_index("surface_key")
+    f["surface_name"] = f["surface_key"].map(catalog_rows["surface_name"])
+
+    defaults = {k: (None if pd.isna(v) else v) for k, v in catalog_rows["default_baseline"].items()} \
+        if "default_baseline" in catalog_rows else {}
+    baselines = surface_baselines(f["surface_key"].to_numpy(), session, set_of, ws, defaults, config.fallback_baseline)
+    chosen = [baselines[s] for s in f["surface_key"]]
+    f["baseline"] = pd.Series([b.value for b in chosen], dtype=object)
+    f["baseline_source"] = [b.source for b in chosen]
+    f["baseline_default"] = pd.Series([b.default for b in chosen], dtype=object)  # None stays None, not NaN
+
+    j, i, k = shared_word_pairs(session, set_of, ws)
+    same = surface[j] == surface[i]
+    union = f["size"].to_numpy()[j] + f["size"].to_numpy()[i] - k
+    # Each distinct (shared, union) pair becomes a Fraction once; rows compare ranks in the sorted values.
+    width = int(union.max(initial=0)) + 1
+    combos, which = np.unique(k * width + union, return_inverse=True)
+    fractions = [Fraction(int(c) // width, int(c) % width) for c in combos]
+    universe = sorted({Fraction(0), *fractions, *f["baseline"]})
+    rank_of = {v: r for r, v in enumerate(universe)}
+    rank = np.array([rank_of[v] for v in fractions], dtype=np.int64)[which.ravel()] if len(k) else np.zeros(0, dtype=np.int64)
+    f["baseline_rank"] = [rank_of[b] for b in f["baseline"]]
+
+    # Same session and surface: the best earlier event (largest overlap, then earliest).
+    f["has_earlier"] = f.groupby(["session_id", "surface_key"], sort=False).cumcount().gt(0)
+    best_pos, best_rank = _best(n, i[same], j[same], rank[same])
+    f["best_pos"] = best_pos
+    f["max_rank"] = np.where(f["has_earlier"], np.maximum(best_rank, 0), -1)
+    f["max_exact"] = [universe[r] if r >= 0 else None for r in f["max_rank"]]
+    ids = f["event_id"].to_numpy(dtype=object)
+    f["best_match"] = [ids[p] if p >= 0 else None for p in best_pos]
+
+    # Same session, another surface: the best earlier event sharing a word.
+    hop_pos, hop_rank = _best(n, i[~same], j[~same], rank[~same])
+    f["hop_match"] = [ids[p] if p >= 0 else None for p in hop_pos]
+    f["hop_overlap"] = [universe[r] if r >= 0 else None for r in hop_rank]
+    f["session_surfaces"] = f.groupby("session_id", sort=False)["surface_key"].transform("nunique")
+
+    # The earliest earlier event with the same squashed text on the same surface.
+    group = f.groupby(["session_id", "surface_key", "squashed"], sort=False)
+    f["is_exact"] = group.cumcount().gt(0)
+    f["exact_match"] = group["event_id"].transform("first").where(f["is_exact"], None)
+    return f
+
+
+def shared_word_pairs(session: np.ndarray, set_of, ws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(earlier j, later i, shared words k) for every pair of events of one session sharing a word.
+
+    Positions are in session order; the (session, word) index lists only pairs that share something.
+    """
+    sizes = ws.sizes[set_of]
+    pos = np.repeat(np.arange(len(set_of), dtype=np.int64), sizes)
+    word = ws.indices[np.repeat(ws.indptr[set_of], sizes) + run_offsets(sizes)]
+    label = session[pos] * max(ws.n_words, 1) + word
+    order = np.argsort(label, kind="stable")  # keeps session order inside each (session, word)
+    first, second = group_pairs(label[order])
+    j, i = pos[order][first], pos[order][second]
+    if len(j) == 0:
+        return j, i, j
+    keys, k = np.unique(j * len(set_of) + i, return_counts=True)
+    return keys // len(set_of), keys % len(set_of), k.astype(np.int64)
+
+
+def _best(n: int, i: np.ndarray, j: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per later event i: the earlier j of the highest rank (ties: the earliest), or -1."""
+    best_pos = np.full(n, -1, dtype=np.int64)
+    best_rank = np.full(n, -1, dtype=np.int64)
+    if len(i):
+        order = np.lexsort((j, -rank, i))
+        i, j, rank = i[order], j[order], rank[order]
+        head = np.concatenate(([True], i[1:] != i[:-1]))
+        best_pos[i[head]] = j[head]
+        best_rank[i[head]] = rank[head]
+    return best_pos, best_rank
+
+
+# -- the rules, in order ---------------------------------------------------------------
+
+
+def exact_retry(f: pd.DataFrame) -> np.ndarray:
+    """The squashed normalised text equals that of an earlier event of the same session and surface."""
+    return f["is_exact"].to_numpy(dtype=bool)
+
+
+def reworded_retry(f: pd.DataFrame) -> np.ndarray:
+    """max_overlap strictly above the surface's baseline (exact ranks: equal is not a retry)."""
+    return f["has_earlier"].to_numpy(dtype=bool) & (f["max_rank"].to_numpy() > f["baseline_rank"].to_numpy())
+
+
+def surface_hop(f: pd.DataFrame, config: RetryConfig) -> np.ndarray:
+    """A session over enough surfaces, and a word shared with an earlier event on another surface."""
+    return (f["session_surfaces"] >= config.hop_min_surfaces).to_numpy() & f["hop_match"].notna().to_numpy()
+
+
+def records(verdicts: pd.DataFrame) -> list[dict]:
+    """Output rows as plain JSON-ready dicts: None for missing, 0 and 1 as integers."""
+    out = []
+    for row in verdicts[OUTPUT_COLUMNS].to_dict("records"):
+        row["surface_baseline"] = _number(row["surface_baseline"])
+        row["max_overlap"] = _number(row["max_overlap"])
+        m = row["matched_event_id"]
+        row["matched_event_id"] = None if m is None or (isinstance(m, float) and m != m) else m
+        out.append(row)
+    return out
+
+
+def _number(v):
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    v = float(v)
+    return int(v) if v in (0.0, 1.0) else v

@@ -1,0 +1,137 @@
+"""Gates of the retry datasets: raw lines → normalised tables + quarantine.
+
+The catalog is screened first: an event is judged only on a surface with a valid catalog
+row. Event gates, in order: JSON, schema, ids (empty, repeated), session, sent_at, surface,
+empty input, no words. An event that fails one leaves with that reason and is not looked
+at again, so its session is judged without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from rules.common import timestamps
+from rules.common.gates import BAD_TIMESTAMP, Normalised, Screen, empty_quarantine, screen, trim
+from rules.common.jsonl import dataset_path, read_raw
+from rules.retry import text
+from rules.retry.config import RetryConfig
+from schemas import columns, required_columns, row_checker
+from schemas.retry import DOMAIN, INPUT_DATASETS
+
+MISSING_SESSION = "missing_session"
+UNKNOWN_SURFACE = "unknown_surface"
+EMPTY_INPUT = "empty_input"
+NO_WORDS = "no_words"
+KEY_NOT_LOWER = "key_not_lower"
+
+ID_FIELDS = {"interaction_events": "event_id", "surface_catalog": "surface_key"}
+TIME_FIELDS = {"interaction_events": "sent_at"}
+DERIVED = ("sent_at_ns", "surface_key", "words", "squashed")
+"""Columns the gates add to events; re-derived after storage rather than stored."""
+
+
+def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
+    return {name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS}
+
+
+def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
+    return screen(raw[name], name, ID_FIELDS[name], row_checker(DOMAIN, name), columns(DOMAIN, name))
+
+
+def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
+    cat_s = _screen(raw, "surface_catalog")
+    cat = cat_s.rows
+    # Event keys are lower-cased; a catalog key that is not could never be matched.
+    upper = cat["surface_key"].map(lambda k: k != k.lower())
+    cat_s.reject(upper, KEY_NOT_LOWER, cat.loc[upper, "surface_key"].map(
+        lambda k: f"surface_key '{k}' is not lower-case, so no event's surface_key_raw (trimmed, lower-cased) can match it"))
+    known = set(cat_s.rows["surface_key"])
+    rejected = set(cat_s.quarantine()["id"].dropna())
+
+    ev_s = _screen(raw, "interaction_events")
+    ev = ev_s.rows
+    ev["session_id"] = ev["session_id"].map(trim)
+    blank = ev["session_id"].eq("")
+    ev_s.reject(blank, MISSING_SESSION, "session_id is empty")
+
+    ev = ev_s.rows
+    stamps = ev["sent_at"].map(lambda v: timestamps.parse(v, config.timezone))
+    bad = stamps.isna()
+    ev_s.reject(bad, BAD_TIMESTAMP, ev.loc[bad, "sent_at"].map(lambda v: f"sent_at '{v}' is not ISO-8601"))
+
+    ev = ev_s.rows
+    key = ev["surface_key_raw"].map(surface_key)
+    unknown = ~key.isin(known)
+    ev_s.reject(unknown, UNKNOWN_SURFACE, key[unknown].map(lambda k: _unknown_reason(k, rejected)))
+
+    ev = ev_s.rows
+    empty = ev["input_text"].map(lambda t: trim(t) == "")
+    ev_s.reject(empty, EMPTY_INPUT, "input_text is empty")
+
+    ev = ev_s.rows
+    no_words = ev["input_text"].map(lambda t: not text.words(t))
+    ev_s.reject(no_words, NO_WORDS, ev.loc[no_words, "input_text"].map(
+        lambda t: f"input_text '{t}' has no words once punctuation and symbols are removed"))
+
+    screens = {"interaction_events": ev_s, "surface_catalog": cat_s}
+    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
+    tables = {name: screens[name].accepted() for name in INPUT_DATASETS}
+    tables["interaction_events"] = derive(tables["interaction_events"], config)
+    return Normalised(
+        tables=tables,
+        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
+        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
+    )
+
+
+def surface_key(raw: object) -> str:
+    """surface_key_raw trimmed of Unicode whitespace and lower-cased."""
+    return trim(raw).lower() if isinstance(raw, str) else ""
+
+
+def _unknown_reason(key: str, rejected: set) -> str:
+    if key in rejected:
+        return f"surface_key '{key}' has no valid surface_catalog row (its row was quarantined)"
+    return f"surface_key '{key}' is not in surface_catalog"
+
+
+def derive(events: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
+    """The columns rules work on: the instant, the surface key, the words and the squashed text."""
+    events = events.copy()
+    events["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in events["sent_at"]], dtype="int64")
+    events["surface_key"] = events["surface_key_raw"].map(surface_key).astype(object)
+    normal = events["input_text"].map(text.normalised)
+    events["words"] = normal.map(lambda t: frozenset(t.split())).astype(object)
+    events["squashed"] = normal.map(lambda t: "".join(t.split())).astype(object)
+    return events
+
+
+def stored_columns(dataset: str) -> list[str]:
+    """The columns kept when a normalised table is stored; derived ones are re-derived on load."""
+    return ["file", "line", *columns(DOMAIN, dataset)]
+
+
+def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
+    for col in frame.columns:
+        if frame[col].dtype == object or frame[col].dtype == float:
+            frame[col] = frame[col].astype(object).where(frame[col].notna(), None)
+    return frame
+
+
+def restore(tables: dict[str, pd.DataFrame], config: RetryConfig) -> dict[str, pd.DataFrame]:
+    """Strict types and derived columns again after a round-trip through storage.
+
+    Booleans may come back as 0/1 and nullable numbers as NaN; the catalog's
+    default_baseline is read as written (an integral value comes back as float).
+    """
+    events = _nulls(tables["interaction_events"][[c for c in tables["interaction_events"].columns if c not in DERIVED]].copy())
+    events["result_shown"] = events["result_shown"].map(lambda v: None if v is None else bool(v)).astype(object)
+    catalog = _nulls(tables["surface_catalog"].copy())
+    return {"interaction_events": derive(events, config), "surface_catalog": catalog}
+
+
+def load_dir(input_dir: str | Path, config: RetryConfig) -> Normalised:
+    return normalise(read_input_dir(input_dir), config)

@@ -1,0 +1,129 @@
+"""A row-by-row re-computation of the §5 rules, written independently of the engine.
+
+Plain loops over plain dicts, as the rules read in the spec: its own reading of the text
+(character by character), overlaps as Fractions, and the baseline as the literal median of
+the list of every cross-session overlap. It serves `verdicts validate` and the tests that
+hold the vectorised engine to it. A surface with more cross-session pairs than
+`reference_pair_limit` would not fit in a list; its baseline is then taken from the pair
+counter, which the tests hold to this literal list on random inputs.
+"""
+
+from __future__ import annotations
+
+import statistics
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from rules.common.gates import Normalised, trim
+from rules.retry import verdicts as V
+from rules.retry.config import RetryConfig
+
+
+@dataclass
+class Expected:
+    event_id: str
+    session_id: str
+    surface_key: str
+    verdict: str
+    baseline: Fraction
+    baseline_source: str
+    """"pairs", "default" or "fallback"."""
+    max_overlap: Fraction | None
+    matched_event_id: str | None
+    session_surfaces: int
+    exact_ids: list[str] = field(default_factory=list)
+    """Earlier events of the same session and surface with the same squashed text, in order."""
+    hop_ids: list[str] = field(default_factory=list)
+    """Earlier events of the same session on another surface sharing a word, in order."""
+
+
+def normal_text(text: str) -> str:
+    kept = []
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category.startswith(("P", "S")):
+            continue
+        if "LATIN" in unicodedata.name(ch, ""):
+            ch = ch.lower()
+        kept.append(ch)
+    return "".join(kept)
+
+
+def overlap(a: frozenset, b: frozenset) -> Fraction:
+    return Fraction(len(a & b), len(a | b))
+
+
+def expected_verdicts(norm: Normalised, config: RetryConfig) -> dict[str, Expected]:
+    catalog = {trim(c["surface_key"]): c for c in norm.tables["surface_catalog"].to_dict("records")}
+    events = []
+    for e in norm.tables["interaction_events"].to_dict("records"):
+        text = normal_text(e["input_text"])
+        events.append({
+            "id": e["event_id"], "session": e["session_id"], "surface": trim(e["surface_key_raw"]).lower(),
+            "ns": int(e["sent_at_ns"]), "words": frozenset(text.split()), "squashed": "".join(text.split()),
+        })
+    baselines = {s: _baseline(evs, catalog.get(s), config) for s, evs in _by(events, "surface").items()}
+
+    out: dict[str, Expected] = {}
+    for session, evs in _by(events, "session").items():
+        evs.sort(key=lambda e: (e["ns"], e["id"]))
+        surfaces = len({e["surface"] for e in evs})
+        for n, e in enumerate(evs):
+            earlier = evs[:n]
+            same = [x for x in earlier if x["surface"] == e["surface"]]
+            scores = [overlap(e["words"], x["words"]) for x in same]
+            top = max(scores) if scores else None
+            best = same[scores.index(top)]["id"] if scores and top > 0 else None
+            exact = [x["id"] for x in same if x["squashed"] == e["squashed"]]
+            others = [(overlap(e["words"], x["words"]), x["id"]) for x in earlier if x["surface"] != e["surface"]]
+            others = [(o, i) for o, i in others if o > 0]
+            baseline, source = baselines[e["surface"]]
+            if exact:
+                verdict, matched = V.EXACT_RETRY, exact[0]
+            elif top is not None and top > baseline:
+                verdict, matched = V.REWORDED_RETRY, best
+            elif surfaces >= config.hop_min_surfaces and others:
+                biggest = max(o for o, _ in others)
+                verdict, matched = V.SURFACE_HOP, next(i for o, i in others if o == biggest)
+            else:
+                verdict, matched = V.ONE_SHOT, best
+            out[e["id"]] = Expected(e["id"], session, e["surface"], verdict, baseline, source, top, matched, surfaces,
+                                    exact, [i for _, i in others])
+    return out
+
+
+def _by(events: list[dict], key: str) -> dict[str, list[dict]]:
+    groups = defaultdict(list)
+    for e in events:
+        groups[e[key]].append(e)
+    return groups
+
+
+def _baseline(evs: list[dict], catalog_row: dict | None, config: RetryConfig) -> tuple[Fraction, str]:
+    sizes = defaultdict(int)
+    for e in evs:
+        sizes[e["session"]] += 1
+    n = len(evs)
+    pairs = n * (n - 1) // 2 - sum(k * (k - 1) // 2 for k in sizes.values())
+    if pairs == 0:
+        default = None if catalog_row is None else catalog_row.get("default_baseline")
+        if default is None or default != default:
+            return Fraction(str(config.baseline_without_pairs)), "fallback"
+        return Fraction(str(default)), "default"
+    if pairs <= config.reference_pair_limit:
+        values = [overlap(a["words"], b["words"]) for i, a in enumerate(evs) for b in evs[i + 1:] if a["session"] != b["session"]]
+        return statistics.median(values), "pairs"
+    return _counted_median(evs), "pairs"
+
+
+def _counted_median(evs: list[dict]) -> Fraction:
+    from rules.retry.baseline import as_overlaps, cross_session_pairs, median
+    from rules.retry.wordsets import index_word_sets
+
+    ids, ws = index_word_sets(e["words"] for e in evs)
+    _, sessions = np.unique(np.array([e["session"] for e in evs], dtype=object), return_inverse=True)
+    return median(as_overlaps(cross_session_pairs(ids, sessions.astype(np.int64).ravel(), ws)))
