@@ -5,7 +5,7 @@
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
     verdicts review persona --input DIR --out REVIEW.{jsonl,md}
-    verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] --out BOARD.html
+    verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
     verdicts live-close CHARACTER_ID
     verdicts demo [--dagster-home DIR]
@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--input", type=Path, help="folder holding <dataset>.jsonl (default: the sample data in seeds/<domain>/)")
     b.add_argument("--golden", type=Path, help="golden labels; without them the self-score stays blank")
     b.add_argument("--out", required=True, type=Path, help="BOARD.html")
+    b.add_argument("--live", action="store_true", help="live_pick: the windows judged by the live path, with their latency")
     b.set_defaults(func=cmd_board)
 
     rp = sub.add_parser("replay", help="feed a recorded live_chat.jsonl into the live landing table")
@@ -263,6 +264,18 @@ def cmd_board(args) -> int:
     domain = _domain(args.domain)
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"{args.out}: the board is an HTML page; choose a .html file name")
+    if args.live:
+        if args.domain != "live_pick":
+            raise UsageError("--live is for live_pick")
+        from orchestration.live import store
+        from orchestration.live.view import live_board_html
+
+        engine = _live_engine()
+        store.ensure_tables(engine)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(live_board_html(engine), encoding="utf-8")
+        print(f"live board → {args.out}", file=sys.stderr)
+        return EXIT_OK
     sample = args.input is None
     input_dir = SAMPLE_DIR / args.domain if sample else args.input
     golden = None

@@ -39,3 +39,18 @@ def _rows(engine: sa.Engine, character: str, window_ns: int) -> list[dict]:
     with engine.connect() as conn:
         q = sa.select(store.verdicts.c.row).where(store.verdicts.c.character_id == character, store.verdicts.c.window_ns == window_ns)
         return [store.load_json(r) for r in conn.execute(q).scalars()]
+
+
+def live_board_html(engine: sa.Engine) -> str:
+    """The operator's HTML board over everything the live path has judged, with each window's
+    close → stored latency. Built on demand (the board's report code stays off the live runs)."""
+    from evals.board import Board, render_board
+    from orchestration import domains
+
+    with engine.connect() as conn:
+        rows = [store.load_json(r) for r in conn.execute(sa.select(store.verdicts.c.row)).scalars()]
+        wins = conn.execute(sa.select(store.windows.c.character_id, store.windows.c.window_start, store.windows.c.latency_ms)).all()
+    latency = {(c, w): ms / 1000 for c, w, ms in wins}
+    domain = domains.get("live_pick")
+    report = domain.report(rows, None, [], None, {}, scope="live_pick · live windows")
+    return render_board(Board("live_pick", rows, report, latency=latency))

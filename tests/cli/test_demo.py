@@ -44,3 +44,28 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
     assert f"{23:5d}  one_shot" in out.stdout
     handoff = tmp_path / "home" / "reports" / "handoff" / "2026-10-01" / "report.md"
     assert f"report: {handoff}" in out.stdout
+
+
+def test_demo_on_postgresql_fills_the_warehouse_and_a_second_run_changes_no_count(tmp_path, postgres_url):
+    import sqlalchemy as sa
+
+    url = postgres_url.replace("postgresql+psycopg2://", "postgresql+psycopg://")
+    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "VERDICTS_ENV")}
+    env.update(WAREHOUSE_URL=url, VERDICTS_HOME=str(tmp_path / "home"))
+    tables = ("live_pick_verdicts", "persona_verdicts", "retry_verdicts", "handoff_verdicts", "persona_quarantine")
+
+    def counts():
+        engine = sa.create_engine(url)
+        with engine.connect() as conn:
+            out = {t: conn.execute(sa.text(f'SELECT COUNT(*) FROM "{t}"')).scalar_one() for t in tables}
+        engine.dispose()
+        return out
+
+    seen = []
+    for _ in range(2):
+        out = subprocess.run([str(Path(sys.executable).parent / "verdicts"), "demo"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stdout + out.stderr
+        seen.append(counts())
+    assert seen[0] == seen[1]
+    assert seen[0]["live_pick_verdicts"] == 80 and seen[0]["persona_verdicts"] == 469

@@ -208,3 +208,16 @@ def test_replayer_stops_cleanly_on_ctrl_c(tmp_path):
     sent = replay(engine, path, load_config(), rate=10, clock=lambda: now["ns"], sleep=sleep, progress=messages.append)
     assert 0 < sent < len(broadcast_lines())
     assert messages[-1].startswith("replay: stopped after")
+
+
+def test_live_board_shows_windows_with_their_latency(live):
+    from orchestration.live.view import latest_windows_markdown, live_board_html
+
+    warehouse, *_ = live
+    lines = broadcast_lines()
+    stamps = [timestamps.parse(json.loads(t)["sent_at"], TZ).ns for t in lines]
+    run_sensor_loop(live, lines, until_ns=max(stamps) + 60 * SEC)
+    page = live_board_html(warehouse.engine)
+    assert "MSG-20260908-1401" in page and "판정 지연 —" not in page
+    md = latest_windows_markdown(warehouse.engine)
+    assert "close → stored" in md and "지금 답변할 질문" not in md.split("###")[0]
