@@ -2,7 +2,7 @@
 nothing, only records when each window's run got to store (so its latency is pure overhead).
 """
 
-from dagster import DefaultSensorStatus, Definitions, OpExecutionContext, RunRequest, SensorEvaluationContext, in_process_executor, job, op, sensor
+from dagster import DefaultSensorStatus, Definitions, OpExecutionContext, SensorEvaluationContext, in_process_executor, job, op, sensor
 
 from orchestration.live import clock, store
 from orchestration.live.jobs import WindowsConfig, parse_key, window_requests

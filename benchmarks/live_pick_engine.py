@@ -21,7 +21,6 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rules.common.jsonl import read_raw  # noqa: E402
 from rules.live_pick.checks import run_checks  # noqa: E402
 from rules.live_pick.config import load_config  # noqa: E402
 from rules.live_pick.engine import judge, records  # noqa: E402

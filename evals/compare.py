@@ -16,7 +16,7 @@ from scipy.stats import fisher_exact
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from evals.render import md_cell
+from evals.markdown import md_cell
 from evals.stats import Ratio
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import json
 
-from evals.markdown import md_cell, md_table  # noqa: F401 - re-exported
+from evals.markdown import md_cell
 from evals.report import Report
 from evals.stats import label_order
 

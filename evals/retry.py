@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from evals import report
-from evals.render import md_table
+from evals.markdown import md_table
 from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult

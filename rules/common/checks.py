@@ -54,6 +54,46 @@ def evidence_rows(row) -> list[dict]:
     return [e for e in row["evidence"] if isinstance(e, dict)]
 
 
+def schema_findings(pairs, check) -> Findings:
+    """Rows (as (id, row)) that are not objects or fail the output schema's compiled check."""
+    f = Findings()
+    for id_, row in pairs:
+        problem = "not a JSON object" if not isinstance(row, dict) else check(row)
+        if problem:
+            f.fail(id_, problem)
+    return f
+
+
+_COUNT_WORDS = {4: "four", 5: "five", 6: "six"}
+
+
+def enum_findings(pairs, key: str, allowed) -> Findings:
+    """Rows whose `key` is not one of the allowed verdict keys."""
+    f = Findings()
+    count = _COUNT_WORDS.get(len(allowed), str(len(allowed)))
+    for id_, row in pairs:
+        if isinstance(row, dict) and row.get(key) not in allowed:
+            f.fail(id_, f"{key} {row.get(key)!r} is not one of the {count} keys")
+    return f
+
+
+def polite_findings(pairs, fields: tuple[str, ...] = ("summary",), optional: tuple[str, ...] = ("hedge",)) -> Findings:
+    """Rows whose sentences (required fields, and optional ones when present) are not polite Korean."""
+    from rules.common.korean import is_polite
+
+    f = Findings()
+    for id_, row in pairs:
+        if not isinstance(row, dict):
+            continue
+        for name in fields:
+            if not isinstance(row.get(name), str) or not is_polite(row[name]):
+                f.fail(id_, f"{name} is not polite Korean: {str(row.get(name))[:60]!r}")
+        for name in optional:
+            if row.get(name) is not None and not (isinstance(row[name], str) and is_polite(row[name])):
+                f.fail(id_, f"{name} is not polite Korean: {str(row.get(name))[:60]!r}")
+    return f
+
+
 def format_results(results: list[CheckResult]) -> str:
     """A plain-text table for the terminal: one line per check."""
     width = max((len(r.id) for r in results), default=0)

@@ -13,9 +13,8 @@ from decimal import Decimal
 
 import pandas as pd
 
-from rules.common.checks import CheckResult, Findings, evidence_rows, hashable, same_json
+from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
 from rules.common.gates import trim
-from rules.common.korean import is_polite
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
 from rules.handoff.reference import FIELDS, Expected, _records, expected_rooms, folded, hours, instant, minutes, same_value
@@ -78,22 +77,11 @@ def run_checks(norm, rows: list, config: HandoffConfig) -> list[CheckResult]:
 
 
 def output_schema(ctx: _Context) -> CheckResult:
-    f = Findings()
-    check = row_checker(DOMAIN, OUTPUT)
-    for id_, row in ctx.ids():
-        problem = "not a JSON object" if not isinstance(row, dict) else check(row)
-        if problem:
-            f.fail(id_, problem)
-    return f.result("schema", "every row passes the output JSON Schema (verdict.schema.json)")
-
+    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
+        "schema", "every row passes the output JSON Schema (verdict.schema.json)")
 
 def c01_verdict_enum(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if isinstance(row, dict) and row.get("verdict") not in V.ORDER:
-            f.fail(id_, f"verdict {row.get('verdict')!r} is not one of the five keys")
-    return f.result("1.verdict_enum", "verdict is one of the five enum values")
-
+    return enum_findings(ctx.ids(), "verdict", V.ORDER).result("1.verdict_enum", "verdict is one of the five enum values")
 
 def c02_required(ctx: _Context) -> CheckResult:
     f = Findings()
@@ -250,16 +238,7 @@ def c10_evidence_values(ctx: _Context) -> CheckResult:
 
 
 def c11_polite(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        if not isinstance(row.get("summary"), str) or not is_polite(row["summary"]):
-            f.fail(id_, f"summary is not polite Korean: {str(row.get('summary'))[:60]!r}")
-        elif row.get("hedge") is not None and not (isinstance(row["hedge"], str) and is_polite(row["hedge"])):
-            f.fail(id_, f"hedge is not polite Korean: {str(row.get('hedge'))[:60]!r}")
-    return f.result("11.polite", "summary (and hedge) end in polite Korean")
-
+    return polite_findings(ctx.ids()).result("11.polite", "summary (and hedge) end in polite Korean")
 
 def recompute(ctx: _Context) -> CheckResult:
     f = Findings()

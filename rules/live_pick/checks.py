@@ -7,10 +7,9 @@ re-computation uses the row-by-row reference, not the engine that produced the r
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 
-from rules.common.checks import CheckResult, Findings, evidence_rows, hashable, same_json
-from rules.common.korean import is_polite
+from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.common.gates import Normalised
@@ -69,25 +68,11 @@ def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[Che
 
 
 def output_schema(ctx: _Context) -> CheckResult:
-    f = Findings()
-    check = row_checker(DOMAIN, OUTPUT)
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            f.fail(id_, "not a JSON object")
-            continue
-        problem = check(row)
-        if problem is not None:
-            f.fail(id_, problem)
-    return f.result("schema", "every row passes the output JSON Schema (pick.schema.json)")
-
+    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
+        "schema", "every row passes the output JSON Schema (pick.schema.json)")
 
 def c01_verdict_enum(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if isinstance(row, dict) and row.get("verdict") not in V.ORDER:
-            f.fail(id_, f"verdict {row.get('verdict')!r} is not one of the five keys")
-    return f.result("1.verdict_enum", "verdict is one of the five enum values")
-
+    return enum_findings(ctx.ids(), "verdict", V.ORDER).result("1.verdict_enum", "verdict is one of the five enum values")
 
 def c02_required_filled(ctx: _Context) -> CheckResult:
     f = Findings()
@@ -178,16 +163,7 @@ def c07_evidence_values(ctx: _Context) -> CheckResult:
 
 
 def c08_polite(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        if not isinstance(row.get("summary"), str) or not is_polite(row["summary"]):
-            f.fail(id_, f"summary is not polite Korean: {str(row.get('summary'))[:60]!r}")
-        elif row.get("hedge") is not None and not (isinstance(row["hedge"], str) and is_polite(row["hedge"])):
-            f.fail(id_, f"hedge is not polite Korean: {str(row.get('hedge'))[:60]!r}")
-    return f.result("8.polite", "summary (and hedge) are Korean sentences in polite form")
-
+    return polite_findings(ctx.ids()).result("8.polite", "summary (and hedge) are Korean sentences in polite form")
 
 def c09_empty_tags(ctx: _Context) -> CheckResult:
     f = Findings()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rules.common.checks import CheckResult, Findings, evidence_rows, hashable, same_json
+from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
 from rules.common.gates import Normalised, trim
-from rules.common.korean import is_polite
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 from rules.persona.reference import expected_codes
@@ -48,22 +47,11 @@ def run_checks(norm: Normalised, rows: list, config: PersonaConfig) -> list[Chec
 
 
 def output_schema(ctx) -> CheckResult:
-    f = Findings()
-    check = row_checker(DOMAIN, OUTPUT)
-    for id_, row in ctx.ids():
-        problem = "not a JSON object" if not isinstance(row, dict) else check(row)
-        if problem:
-            f.fail(id_, problem)
-    return f.result("schema", "every row passes the output JSON Schema (verdict.schema.json)")
-
+    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
+        "schema", "every row passes the output JSON Schema (verdict.schema.json)")
 
 def c01_code_enum(ctx) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if isinstance(row, dict) and row.get("persona_code") not in V.ORDER:
-            f.fail(id_, f"persona_code {row.get('persona_code')!r} is not one of the six keys")
-    return f.result("1.code_enum", "persona_code is one of the six enum values")
-
+    return enum_findings(ctx.ids(), "persona_code", V.ORDER).result("1.code_enum", "persona_code is one of the six enum values")
 
 def c02_required_filled(ctx) -> CheckResult:
     f = Findings()
@@ -143,16 +131,7 @@ def c06_forbidden(ctx) -> CheckResult:
 
 
 def c07_polite(ctx) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        if not isinstance(row.get("summary"), str) or not is_polite(row["summary"]):
-            f.fail(id_, f"summary is not polite Korean: {str(row.get('summary'))[:60]!r}")
-        elif row.get("hedge") is not None and not (isinstance(row["hedge"], str) and is_polite(row["hedge"])):
-            f.fail(id_, f"hedge is not polite Korean: {str(row.get('hedge'))[:60]!r}")
-    return f.result("7.polite", "summary (and hedge) end in polite Korean")
-
+    return polite_findings(ctx.ids()).result("7.polite", "summary (and hedge) end in polite Korean")
 
 def recompute(ctx) -> CheckResult:
     f = Findings()

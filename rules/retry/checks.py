@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from rules.common.checks import CheckResult, Findings, evidence_rows, hashable, same_json
+from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
 from rules.common.evidence import plain
 from rules.common.gates import Normalised, trim
-from rules.common.korean import is_polite
 from rules.retry import verdicts as V
 from rules.retry.config import RetryConfig
 from rules.retry.reference import Expected, expected_verdicts
@@ -67,22 +66,12 @@ def run_checks(norm: Normalised, rows: list, config: RetryConfig) -> list[CheckR
 
 
 def output_schema(ctx: _Context) -> CheckResult:
-    f = Findings()
-    check = row_checker(DOMAIN, OUTPUT)
-    for id_, row in ctx.ids():
-        problem = "not a JSON object" if not isinstance(row, dict) else check(row)
-        if problem:
-            f.fail(id_, problem)
-    return f.result("schema", "every row passes the output JSON Schema (verdict.schema.json)")
-
+    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
+        "schema", "every row passes the output JSON Schema (verdict.schema.json)")
 
 def c01_verdict_enum(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if isinstance(row, dict) and row.get("verdict") not in V.ORDER:
-            f.fail(id_, f"verdict {row.get('verdict')!r} is not one of the four keys")
-    return f.result("1.verdict_enum", "verdict is one_shot, exact_retry, reworded_retry or surface_hop")
-
+    return enum_findings(ctx.ids(), "verdict", V.ORDER).result(
+        "1.verdict_enum", "verdict is one_shot, exact_retry, reworded_retry or surface_hop")
 
 def c02_required_fields(ctx: _Context) -> CheckResult:
     f = Findings()
@@ -226,15 +215,8 @@ def c11_hop(ctx: _Context) -> CheckResult:
 
 
 def c12_polite(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        reason = row.get("reason")
-        if not isinstance(reason, str) or not is_polite(reason):
-            f.fail(id_, f"reason is not polite Korean: {str(reason)[:60]!r}")
-    return f.result("12.polite", "every Korean sentence (the reason) ends in a polite form")
-
+    return polite_findings(ctx.ids(), fields=("reason",), optional=()).result(
+        "12.polite", "every Korean sentence (the reason) ends in a polite form")
 
 def recompute(ctx: _Context) -> CheckResult:
     f = Findings()

@@ -8,8 +8,6 @@ surface had no cross-session pair. Numbers in reasons are rounded for reading on
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pandas as pd
 
 from rules.common import evidence

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from dagster import AssetKey, DagsterInstance, materialize
 
 from assets import live_pick

@@ -10,7 +10,6 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from dagster import AssetKey, DagsterInstance, Definitions, materialize
 

@@ -16,7 +16,7 @@ import pytest
 
 from evals import board as B
 from evals.board import board_from_dir, board_spec, markdown_html, render_board
-from evals.render import md_table
+from evals.markdown import md_table
 from orchestration import domains
 from rules.common.checks import CheckResult
 from tests.board import KNOWN, PAYLOADS, SEEDS, Page, available, sample_board, sample_parts, with_payloads

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
 
 
 def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):

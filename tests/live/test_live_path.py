@@ -5,7 +5,6 @@ the batch engine gives the same lines."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest

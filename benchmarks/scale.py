@@ -1,0 +1,206 @@
+"""How every domain's gates and engine scale, against the row-by-row reference.
+
+    .venv/bin/python benchmarks/scale.py [--domains D ...] [--sizes N ...] [--sample N] [--nightly]
+
+Input comes from `evals.generate` (seed 1) and is cached under --data. Each (domain, size) runs
+in its own process, so peak RSS is that size's: load (read + gates), judge (rules, evidence,
+summaries as records), rows/s over both, peak memory. On the --sample size the row-by-row
+reference (`rules/<domain>/reference.py`) is timed too; the ratio is its seconds per row over
+the engine's judge seconds per row at each size. --nightly runs the nightly Dagster job
+in-process on the busiest day of each domain, sized so that day holds 10⁵ main rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from evals.generate import DOMAINS, generator  # noqa: E402
+
+SEED = 1
+DAY_FIELD = {"persona": ("turns", "created_at"), "live_pick": ("live_chat", "sent_at"),
+             "retry": ("interaction_events", "sent_at"), "handoff": ("chat_messages", "sent_at")}
+
+
+# -- per domain: load, judge, reference (each imported only in the measuring process) ------
+
+
+def stages(domain: str):
+    """(load(dir) → state, judge(state) → verdict rows, reference(state) → expected, main rows(state))."""
+    if domain == "persona":
+        from rules.persona.config import load_config
+        from rules.persona.engine import judge, records
+        from rules.persona.normalise import normalise, read_input_dir
+        from rules.persona.reference import expected_codes
+
+        config = load_config()
+        return (lambda d: normalise(read_input_dir(d), config),
+                lambda n: records(judge(n.tables["turns"], n.tables["profiles"], config)),
+                lambda n: expected_codes(n, config))
+    if domain == "live_pick":
+        from rules.live_pick.config import load_config
+        from rules.live_pick.engine import judge, records
+        from rules.live_pick.normalise import normalise, read_input_dir
+        from rules.live_pick.reference import expected_verdicts
+        from rules.live_pick.tags import tag_source
+
+        config = load_config()
+        return (lambda d: normalise(read_input_dir(d), config),
+                lambda n: records(judge(n.chat, n.sheet, n.relation, config, tag_source("gold"))),
+                lambda n: expected_verdicts(n, config))
+    if domain == "retry":
+        from rules.retry.config import load_config
+        from rules.retry.engine import judge, records
+        from rules.retry.normalise import normalise, read_input_dir
+        from rules.retry.reference import expected_verdicts
+
+        config = load_config()
+        return (lambda d: normalise(read_input_dir(d), config),
+                lambda n: records(judge(n.tables["interaction_events"], n.tables["surface_catalog"], config)),
+                lambda n: expected_verdicts(n, config))
+    if domain == "handoff":
+        from rules.handoff.config import load_config
+        from rules.handoff.engine import judge, records
+        from rules.handoff.normalise import read_input_dir
+        from rules.handoff.reference import expected_rooms
+        from rules.handoff.view import from_raw
+
+        config = load_config()
+        return (lambda d: from_raw(read_input_dir(d), None, config)[1],
+                lambda view: records(judge(view, config)),
+                lambda view: expected_rooms(view, config))
+    raise KeyError(domain)
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(domain: str, folder: Path, reference: bool) -> dict:
+    """Run in a child process; prints one JSON line."""
+    load, judge, ref = stages(domain)
+    t0 = time.perf_counter()
+    state = load(folder)
+    t1 = time.perf_counter()
+    rows = judge(state)
+    t2 = time.perf_counter()
+    out = {"load_s": t1 - t0, "judge_s": t2 - t1, "verdicts": len(rows), "peak_mb": peak_mb()}
+    if reference:
+        t3 = time.perf_counter()
+        expected = ref(state)
+        out["reference_s"] = time.perf_counter() - t3
+        out["reference_rows"] = len(expected)
+    return out
+
+
+def child(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def dataset(data: Path, domain: str, rows: int) -> Path:
+    folder = data / domain / str(rows)
+    if not (folder / "malformed.json").is_file():
+        generator(domain)(rows, SEED, folder)
+    return folder
+
+
+# -- nightly ---------------------------------------------------------------------------------
+
+
+def busiest_day(domain: str) -> tuple[str, float]:
+    """The seed sample's busiest day for the domain's main dataset and its share of the rows."""
+    import pandas as pd
+
+    from evals.generate import seed_rows
+    from rules.common.days import line_days
+
+    name, field = DAY_FIELD[domain]
+    frame = pd.DataFrame(list(seed_rows(domain)[name]))
+    counts = line_days(frame, field, "Asia/Seoul").value_counts()
+    return str(counts.index[0]), float(counts.iloc[0] / counts.sum())
+
+
+def nightly(raw_dir: Path, day: str) -> dict:
+    """Run in a child process with VERDICTS_* set: the nightly job on one day."""
+    from dagster import DagsterInstance
+
+    from orchestration.definitions import defs
+    from orchestration.demo import QUIET
+
+    t0 = time.perf_counter()
+    result = defs.resolve_job_def("nightly").execute_in_process(
+        partition_key=day, instance=DagsterInstance.get(), raise_on_error=False, run_config=QUIET)
+    return {"ok": result.success, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb()}
+
+
+def run_nightly(domains: list[str], rows: int, data: Path) -> None:
+    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain")
+    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'seconds':>8} {'peak MB':>8}  ok")
+    for domain in domains:
+        day, share = busiest_day(domain)
+        total = int(rows / share) + 1
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = Path(tmp) / "raw"
+            generator(domain)(total, SEED, raw / domain)
+            env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
+                   "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
+            Path(env["DAGSTER_HOME"]).mkdir()
+            done = subprocess.run([sys.executable, __file__, "--nightly-child", str(raw), day], capture_output=True,
+                                  text=True, cwd=ROOT, env=env)
+            if done.returncode:
+                print(f"{domain:<10} {day:<11} failed: {done.stderr[-500:]}")
+                continue
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f}  {r['ok']}")
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
+    p.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
+    p.add_argument("--sample", type=int, default=10_000, help="rows on which the reference is timed")
+    p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
+    p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
+    p.add_argument("--measure", nargs=3, metavar=("DOMAIN", "DIR", "REF"), help=argparse.SUPPRESS)
+    p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.measure:
+        print(json.dumps(measure(a.measure[0], Path(a.measure[1]), a.measure[2] == "1")))
+        return
+    if a.nightly_child:
+        print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1])))
+        return
+
+    print(f"{'domain':<10} {'rows':>10} {'load s':>8} {'judge s':>8} {'rows/s':>9} {'peak MB':>8} "
+          f"{'judge/load':>10} {'ref s/row':>10} {'speed-up':>9}")
+    for domain in a.domains:
+        ref = child("--measure", domain, str(dataset(a.data, domain, a.sample)), "1")
+        ref_per_row = ref["reference_s"] / a.sample
+        for n in sorted(a.sizes):
+            r = ref if n == a.sample else child("--measure", domain, str(dataset(a.data, domain, n)), "0")
+            speed = ref_per_row / (r["judge_s"] / n)
+            print(f"{domain:<10} {n:>10,} {r['load_s']:>8.2f} {r['judge_s']:>8.2f} "
+                  f"{n / (r['load_s'] + r['judge_s']):>9,.0f} {r['peak_mb']:>8.0f} {r['judge_s'] / r['load_s']:>10.2f} "
+                  f"{ref_per_row * 1e6:>8.0f}µs {speed:>8.1f}×", flush=True)
+    if a.nightly:
+        run_nightly(a.domains, 100_000, a.data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""`verdicts eval` through `evals.runner.main_eval`, and the Dagster job `eval` with the same settings.
+
+The gate test changes one rule threshold (live_pick answers 2 lines per window instead of 3),
+re-runs against the first run's summary, and expects exit 1 naming the metric that fell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from evals.runner import main_eval, parse_args
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def run(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main_eval(parse_args(list(argv)))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("baseline")
+    code, _, err = run("--out", str(out))
+    assert code == 0, err
+    return out / "summary.json"
+
+
+def test_default_run_writes_every_domain_and_the_summary(baseline):
+    out = baseline.parent
+    assert list(json.loads(baseline.read_text(encoding="utf-8"))["domains"]) == ["persona", "live_pick", "retry", "handoff"]
+    assert (out / "summary.md").is_file()
+    assert all((out / d / "report.md").is_file() and (out / d / "board.html").is_file() for d in ("persona", "live_pick", "retry", "handoff"))
+    assert not (out / "gate.json").exists()  # no baseline, no gate
+
+
+def test_same_rules_against_the_baseline_pass(baseline, tmp_path):
+    code, out, _ = run("--domain", "live_pick", "--domain", "retry", "--out", str(tmp_path), "--baseline", str(baseline))
+    assert code == 0
+    assert "통과" in out and "움직인 지표가 없습니다" in out
+    gate = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert gate["passed"] and gate["skipped_domains"] == ["handoff", "persona"]
+
+
+def test_changed_threshold_fails_the_gate_naming_the_metric(baseline, tmp_path, monkeypatch):
+    import rules.live_pick.config as config
+
+    original = config.load_config
+    monkeypatch.setattr(config, "load_config", lambda path=None: original(path).model_copy(update={"picks_per_window": 2}))
+    code, out, _ = run("--domain", "live_pick", "--out", str(tmp_path), "--baseline", str(baseline), "--margin", "0.02")
+    assert code == 1
+    assert "live_pick · 판정 일치" in out
+    failed = {m["metric"] for m in json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))["failures"]}
+    assert "판정 일치" in failed
+    # A wide enough margin lets the same drop through: the margin is what decides.
+    code, _, _ = run("--domain", "live_pick", "--out", str(tmp_path), "--baseline", str(baseline), "--margin", "0.5")
+    assert code == 0
+
+
+def test_baseline_may_live_in_the_output_folder(baseline, tmp_path):
+    code, _, _ = run("--domain", "retry", "--out", str(tmp_path))
+    assert code == 0
+    code, out, _ = run("--domain", "retry", "--out", str(tmp_path), "--baseline", str(tmp_path / "summary.json"))
+    assert code == 0 and "통과" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--domain", "nope"], "unknown domain"),
+    (["--input", "/nonexistent-folder"], "no input folder"),
+    (["--baseline", "/nonexistent.json"], "summary.json"),
+    (["--golden", "g.jsonl"], "DOMAIN=FILE"),
+    (["--margin", "-1"], "margin"),
+])
+def test_unusable_input_exits_2(argv, message, tmp_path):
+    code, _, err = run(*argv, "--out", str(tmp_path))
+    assert code == 2 and message in err
+
+
+def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, monkeypatch):
+    from dagster import DagsterEventType
+
+    from assets.common.resources import ReportsResource
+    from assets.evaluation import eval_job
+    from orchestration.resources.raw_files import RawFilesResource
+
+    resources = {"raw_files": RawFilesResource(root=str(SEEDS)), "reports": ReportsResource(root=str(tmp_path / "reports"))}
+    config = {"domains": ["live_pick"], "baseline": str(baseline), "margin": 0.02}
+    result = eval_job.execute_in_process(run_config={"ops": {"run_evaluation": {"config": config}}}, resources=resources)
+    assert result.success
+    assert (tmp_path / "reports" / "eval" / "live_pick" / "report.json").is_file()
+    meta = result.output_for_node("run_evaluation")
+    assert meta == str(tmp_path / "reports" / "eval")
+
+    import rules.live_pick.config as lp_config
+
+    original = lp_config.load_config
+    monkeypatch.setattr(lp_config, "load_config", lambda path=None: original(path).model_copy(update={"picks_per_window": 2}))
+    config["out_dir"] = str(tmp_path / "second")
+    result = eval_job.execute_in_process(run_config={"ops": {"run_evaluation": {"config": config}}}, resources=resources,
+                                         raise_on_error=False)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.event_type == DagsterEventType.STEP_FAILURE)
+    assert "live_pick · 판정 일치" in failure.step_failure_data.user_failure_data.description

@@ -1,0 +1,73 @@
+"""Tagger agreement for live_pick: hand-counted figures on a small table, then the sample folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evals import tagger_agreement as TA
+from evals.report import Report
+from orchestration import domains
+from rules.live_pick import verdicts as V
+from rules.live_pick.tagger import LexiconTagger
+
+SAMPLE = Path(__file__).resolve().parents[2] / "seeds" / "live_pick"
+
+
+def small():
+    chat = pd.DataFrame({"msg_id": ["m1", "m2", "m3", "m4"]}, index=[10, 11, 12, 13])
+    gold = pd.Series([["노래"], ["노래", "작곡"], ["게임"], None], index=chat.index, dtype=object)
+    model = pd.Series([["노래"], ["노래"], ["패션"], ["게임"]], index=chat.index, dtype=object)
+    gold_v = {"m1": V.PICK, "m2": V.PICK, "m3": V.OUT_OF_WORLD, "m4": V.OUT_OF_WORLD}
+    model_v = {"m1": V.PICK, "m2": V.PICK, "m3": V.OUT_OF_WORLD, "m4": V.PICK}
+    return TA.measure(chat, gold, model, gold_v, model_v)
+
+
+def test_exact_set_match_counts_none_as_empty_and_requires_the_whole_set():
+    a = small()
+    # m1 equal; m2 misses 작곡; m3 wrong tag; m4 gold None vs tagger 게임.
+    assert (a.exact.numerator, a.exact.denominator) == (1, 4)
+
+
+def test_per_tag_and_micro_precision_recall():
+    a = small()
+    assert {k: (r.numerator, r.denominator) for k, r in a.per_tag["노래"].items()} == {"precision": (2, 2), "recall": (2, 2)}
+    assert {k: (r.numerator, r.denominator) for k, r in a.per_tag["작곡"].items()} == {"precision": (0, 0), "recall": (0, 1)}
+    assert {k: (r.numerator, r.denominator) for k, r in a.per_tag["게임"].items()} == {"precision": (0, 1), "recall": (0, 1)}
+    assert (a.precision.numerator, a.precision.denominator) == (2, 4)  # tagger pairs: 노래, 노래, 패션, 게임
+    assert (a.recall.numerator, a.recall.denominator) == (2, 4)  # gold pairs: 노래, 노래, 작곡, 게임
+
+
+def test_verdict_changes_are_counted_and_listed():
+    a = small()
+    assert (a.verdicts_changed.numerator, a.verdicts_changed.denominator) == (1, 4)
+    assert a.changed == [{"id": "m4", "gold_tags": [], "model_tags": ["게임"],
+                          "gold_verdict": V.OUT_OF_WORLD, "model_verdict": V.PICK}]
+
+
+def test_sample_agrees_with_an_independent_count():
+    domain = domains.get("live_pick")
+    a = TA.measure_dir(domain, SAMPLE)
+    norm = domain.judge_dir(SAMPLE).normalised
+    model = LexiconTagger().tags(norm.chat, norm.sheet)
+    same = sum(set(g or []) == set(m or []) for g, m in zip(norm.chat["topic_tags"], model))
+    assert (a.exact.numerator, a.exact.denominator) == (same, len(norm.chat))
+    assert a.exact.numerator < a.exact.denominator  # the sample has tagger misses to show
+    gold_v = {r["msg_id"]: r["verdict"] for r in domain.judge_dir(SAMPLE, tags="gold").rows}
+    model_v = {r["msg_id"]: r["verdict"] for r in domain.judge_dir(SAMPLE, tags="model").rows}
+    assert a.verdicts_changed.numerator == sum(gold_v[k] != model_v[k] for k in gold_v) > 0
+
+
+def test_report_gains_metrics_and_a_section_with_escaped_cells():
+    report = Report("live_pick", "s", "t", metrics=[], labels=list(V.ORDER))
+    a = small()
+    a.changed[0]["id"] = "m|<4>"
+    TA.add_to_report(report, a)
+    names = [m.name for m in report.metrics]
+    assert names == ["태거 태그 정확 일치", "태거 태그 정밀도", "태거 태그 재현율", "태거 태그로 바뀐 판정"]
+    assert report.metrics[0].ratio is a.exact
+    heading, body = report.extra_sections[0]
+    assert "태거" in heading and "| 작곡 | 0 / 0 | 0 / 1 |" in body
+    assert "m\\|&lt;4&gt;" in body
