@@ -297,7 +297,7 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--domain", action="append", help="a domain to evaluate (repeatable; default: all four)")
     p.add_argument("--input", type=Path, help="folder with one sub-folder per domain (default: the sample data in seeds/)")
     p.add_argument("--golden", action="append", help="golden labels: FILE (one domain) or DOMAIN=FILE; default <input>/golden.jsonl")
-    p.add_argument("--out", type=Path, default=Path("var/eval"), help="output folder (default: var/eval)")
+    p.add_argument("--out", type=Path, help="output folder (default: <VERDICTS_HOME>/reports/eval)")
     p.add_argument("--baseline", type=Path, help="a previous run's summary.json: list what moved; exit 1 on a regression")
     p.add_argument("--margin", type=float, default=DEFAULT_MARGIN, help="largest allowed drop of a gated metric (default 0.02)")
     return p
@@ -309,15 +309,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main_eval(args: argparse.Namespace) -> int:
     """`verdicts eval`: 0 done, 1 the gate failed, 2 unusable input."""
-    from orchestration.environment import SAMPLE_DIR
+    from orchestration.environment import SAMPLE_DIR, reports_dir
     from rules.common.jsonl import DatasetError
 
+    out = args.out or reports_dir() / "eval"
     try:
-        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, args.out, args.baseline, args.margin)
+        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, out, args.baseline, args.margin)
     except (DatasetError, ValueError, FileNotFoundError) as exc:
         print(f"verdicts eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"summary → {args.out / 'summary.md'} ({', '.join(summary['domains'])})", file=sys.stderr)
+    print(f"summary → {out / 'summary.md'} ({', '.join(summary['domains'])})", file=sys.stderr)
     if gate is None:
         return EXIT_OK
     print(render_gate(gate))

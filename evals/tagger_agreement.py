@@ -16,7 +16,7 @@ from evals.markdown import md_table
 from evals.report import Metric, Report, record_metric
 from evals.stats import Ratio
 
-NOTE = "태거는 본문만 봅니다. 태그가 달라도 판정이 그대로인 줄이 있어 판정이 바뀐 수가 태그 불일치 수보다 작을 수 있습니다."
+NOTE = "태그가 달라도 판정이 그대로일 수 있고, 같은 창의 순위가 바뀌면 태그가 같은 줄의 판정도 바뀔 수 있습니다."
 
 
 @dataclass

@@ -8,6 +8,7 @@
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
     verdicts live-close CHARACTER_ID
+    verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -108,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")
     lc.set_defaults(func=cmd_live_close)
+
+    from evals.runner import add_eval_arguments  # argparse only; the runner's heavy imports wait for the run
+
+    ev = sub.add_parser("eval", help="week-2 evaluation: every domain's report, a summary, a regression gate (exit 1)")
+    add_eval_arguments(ev)
+    ev.set_defaults(func=cmd_eval)
 
     d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
     d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
@@ -325,6 +332,12 @@ def cmd_live_close(args) -> int:
     print(f"{args.character_id}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
           f"{done['answered']} answered lines written back", file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_eval(args) -> int:
+    from evals.runner import main_eval
+
+    return main_eval(args)
 
 
 def cmd_demo(args) -> int:

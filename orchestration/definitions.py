@@ -8,6 +8,7 @@ from dagster import Definitions, EnvVar, in_process_executor
 
 from assets import handoff, live_pick, persona, retry
 from assets.common.resources import ReportsResource
+from assets.evaluation import eval_job
 from orchestration import environment
 from orchestration.jobs import evaluation_job, nightly_job
 from orchestration.live.jobs import (
@@ -39,7 +40,7 @@ def resources_for(env: str) -> dict:
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
         assets=[*live_pick.assets, *persona.assets, *retry.assets, *handoff.assets],
-        jobs=[nightly_job, evaluation_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast],
+        jobs=[nightly_job, evaluation_job, eval_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast],
         sensors=[handoff.lookahead_sensor, live_pick_window_sensor, live_pick_broadcast_close_sensor],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),

@@ -95,8 +95,7 @@ def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, m
     result = eval_job.execute_in_process(run_config={"ops": {"run_evaluation": {"config": config}}}, resources=resources)
     assert result.success
     assert (tmp_path / "reports" / "eval" / "live_pick" / "report.json").is_file()
-    meta = result.output_for_node("run_evaluation")
-    assert meta == str(tmp_path / "reports" / "eval")
+    assert result.output_for_node("run_evaluation") == str(tmp_path / "reports" / "eval")
 
     import rules.live_pick.config as lp_config
 
@@ -108,3 +107,10 @@ def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, m
     assert not result.success
     failure = next(e for e in result.all_events if e.event_type == DagsterEventType.STEP_FAILURE)
     assert "live_pick · 판정 일치" in failure.step_failure_data.user_failure_data.description
+
+
+def test_the_verdicts_command_runs_eval_through_the_cli(tmp_path):
+    from orchestration.cli import main
+
+    assert main(["eval", "--domain", "live_pick", "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "summary.md").is_file() and (tmp_path / "out" / "live_pick" / "report.md").is_file()

@@ -143,3 +143,7 @@ def test_baseline_that_is_not_a_summary_is_refused(tmp_path):
     bad.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ValueError, match="summary.json"):
         runner.load_summary(bad)
+
+
+def test_gate_statuses_are_the_reports_statuses():
+    assert (runner.MET, runner.NOT_MET, runner.NO_DATA) == (MET, NOT_MET, NO_DATA)
