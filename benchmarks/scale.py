@@ -5,8 +5,9 @@
 Input comes from `evals.generate` (seed 1) and is cached under --data. Each (domain, size) runs
 in its own process, so peak RSS is that size's: load (read + gates), judge (rules, evidence,
 summaries as records), rows/s over both, peak memory. On the --sample size the row-by-row
-reference (`rules/<domain>/reference.py`) is timed too; the ratio is its seconds per row over
-the engine's judge seconds per row at each size. --nightly runs the nightly Dagster job
+reference (`rules/<domain>/reference.py`) is timed too; "speed-up" is its seconds per row over
+the engine's judge seconds per row at each size, and "rules only" the same against the engine
+with evidence and summaries stubbed out (the reference decides verdicts only). --nightly runs the nightly Dagster job
 in-process on the busiest day of each domain, sized so that day holds 10⁵ main rows.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,13 +32,15 @@ from evals.generate import DOMAINS, generator  # noqa: E402
 SEED = 1
 DAY_FIELD = {"persona": ("turns", "created_at"), "live_pick": ("live_chat", "sent_at"),
              "retry": ("interaction_events", "sent_at"), "handoff": ("chat_messages", "sent_at")}
+EXPLAIN_OUTPUTS = {"persona": 3, "live_pick": 3, "retry": 2, "handoff": 3}
+"""How many per-row lists each engine's `explain` returns (evidence, summary/reason, hedge)."""
 
 
 # -- per domain: load, judge, reference (each imported only in the measuring process) ------
 
 
 def stages(domain: str):
-    """(load(dir) → state, judge(state) → verdict rows, reference(state) → expected, main rows(state))."""
+    """(load(dir) → state, judge(state) → verdict frame, records(frame) → rows, reference(state) → expected)."""
     if domain == "persona":
         from rules.persona.config import load_config
         from rules.persona.engine import judge, records
@@ -45,7 +49,7 @@ def stages(domain: str):
 
         config = load_config()
         return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: records(judge(n.tables["turns"], n.tables["profiles"], config)),
+                lambda n: judge(n.tables["turns"], n.tables["profiles"], config), records,
                 lambda n: expected_codes(n, config))
     if domain == "live_pick":
         from rules.live_pick.config import load_config
@@ -56,7 +60,7 @@ def stages(domain: str):
 
         config = load_config()
         return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: records(judge(n.chat, n.sheet, n.relation, config, tag_source("gold"))),
+                lambda n: judge(n.chat, n.sheet, n.relation, config, tag_source("gold")), records,
                 lambda n: expected_verdicts(n, config))
     if domain == "retry":
         from rules.retry.config import load_config
@@ -66,7 +70,7 @@ def stages(domain: str):
 
         config = load_config()
         return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: records(judge(n.tables["interaction_events"], n.tables["surface_catalog"], config)),
+                lambda n: judge(n.tables["interaction_events"], n.tables["surface_catalog"], config), records,
                 lambda n: expected_verdicts(n, config))
     if domain == "handoff":
         from rules.handoff.config import load_config
@@ -77,7 +81,7 @@ def stages(domain: str):
 
         config = load_config()
         return (lambda d: from_raw(read_input_dir(d), None, config)[1],
-                lambda view: records(judge(view, config)),
+                lambda view: judge(view, config), records,
                 lambda view: expected_rooms(view, config))
     raise KeyError(domain)
 
@@ -86,15 +90,33 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def rules_only(domain: str, judge, state) -> float:
+    """Seconds to decide the verdicts alone: the engine with evidence and summaries stubbed out,
+    which is the work the row-by-row reference does."""
+    import importlib
+
+    engine = importlib.import_module(f"rules.{domain}.engine")
+    real, outputs = engine.explain, EXPLAIN_OUTPUTS[domain]
+    engine.explain = lambda f, config: tuple([None] * len(f) for _ in range(outputs))
+    try:
+        t0 = time.perf_counter()
+        judge(state)
+        return time.perf_counter() - t0
+    finally:
+        engine.explain = real
+
+
 def measure(domain: str, folder: Path, reference: bool) -> dict:
     """Run in a child process; prints one JSON line."""
-    load, judge, ref = stages(domain)
+    load, judge, records, ref = stages(domain)
     t0 = time.perf_counter()
     state = load(folder)
     t1 = time.perf_counter()
-    rows = judge(state)
+    rows = records(judge(state))
     t2 = time.perf_counter()
     out = {"load_s": t1 - t0, "judge_s": t2 - t1, "verdicts": len(rows), "peak_mb": peak_mb()}
+    del rows
+    out["rules_s"] = rules_only(domain, judge, state)
     if reference:
         t3 = time.perf_counter()
         expected = ref(state)
@@ -124,12 +146,12 @@ def busiest_day(domain: str) -> tuple[str, float]:
     """The seed sample's busiest day for the domain's main dataset and its share of the rows."""
     import pandas as pd
 
-    from evals.generate import seed_rows
+    from evals.generate import dumps, seed_rows
     from rules.common.days import line_days
 
     name, field = DAY_FIELD[domain]
-    frame = pd.DataFrame(list(seed_rows(domain)[name]))
-    counts = line_days(frame, field, "Asia/Seoul").value_counts()
+    raw = pd.DataFrame({"text": [dumps(r) for r in seed_rows(domain)[name]]})
+    counts = line_days(raw, field, "Asia/Seoul").value_counts()
     return str(counts.index[0]), float(counts.iloc[0] / counts.sum())
 
 
@@ -143,7 +165,8 @@ def nightly(raw_dir: Path, day: str) -> dict:
     t0 = time.perf_counter()
     result = defs.resolve_job_def("nightly").execute_in_process(
         partition_key=day, instance=DagsterInstance.get(), raise_on_error=False, run_config=QUIET)
-    return {"ok": result.success, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb()}
+    failed = [e.step_key for e in result.all_events if e.is_failure and e.step_key]
+    return {"ok": result.success or failed, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb()}
 
 
 def run_nightly(domains: list[str], rows: int, data: Path) -> None:
@@ -154,6 +177,9 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
         total = int(rows / share) + 1
         with tempfile.TemporaryDirectory() as tmp:
             raw = Path(tmp) / "raw"
+            for other in DOMAINS:  # the job reads every domain; the others get their seed sample
+                if other != domain:
+                    shutil.copytree(ROOT / "seeds" / other, raw / other)
             generator(domain)(total, SEED, raw / domain)
             env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
                    "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
@@ -173,7 +199,7 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
-    p.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
+    p.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000], help="none: skip the table")
     p.add_argument("--sample", type=int, default=10_000, help="rows on which the reference is timed")
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
     p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
@@ -187,19 +213,24 @@ def main() -> None:
         print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1])))
         return
 
+    if a.sizes:
+        table(a)
+    if a.nightly:
+        run_nightly(a.domains, 100_000, a.data)
+
+
+def table(a) -> None:
     print(f"{'domain':<10} {'rows':>10} {'load s':>8} {'judge s':>8} {'rows/s':>9} {'peak MB':>8} "
-          f"{'judge/load':>10} {'ref s/row':>10} {'speed-up':>9}")
+          f"{'judge/load':>10} {'rules s':>8} {'ref µs/row':>10} {'speed-up':>9} {'rules only':>10}")
     for domain in a.domains:
         ref = child("--measure", domain, str(dataset(a.data, domain, a.sample)), "1")
         ref_per_row = ref["reference_s"] / a.sample
         for n in sorted(a.sizes):
             r = ref if n == a.sample else child("--measure", domain, str(dataset(a.data, domain, n)), "0")
-            speed = ref_per_row / (r["judge_s"] / n)
+            speed, rules_speed = ref_per_row / (r["judge_s"] / n), ref_per_row / (r["rules_s"] / n)
             print(f"{domain:<10} {n:>10,} {r['load_s']:>8.2f} {r['judge_s']:>8.2f} "
                   f"{n / (r['load_s'] + r['judge_s']):>9,.0f} {r['peak_mb']:>8.0f} {r['judge_s'] / r['load_s']:>10.2f} "
-                  f"{ref_per_row * 1e6:>8.0f}µs {speed:>8.1f}×", flush=True)
-    if a.nightly:
-        run_nightly(a.domains, 100_000, a.data)
+                  f"{r['rules_s']:>8.2f} {ref_per_row * 1e6:>10.1f} {speed:>8.1f}× {rules_speed:>9.1f}×", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
     verdicts live-close CHARACTER_ID
     verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
+    verdicts generate DOMAIN --rows N [--seed S] --out DIR
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
 Dagster is imported only by `demo`, so the file commands start fast.
@@ -119,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
     d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
     d.set_defaults(func=cmd_demo)
+
+    g = sub.add_parser("generate", help="write deterministic synthetic input, with 3 malformed rows per dataset")
+    g.add_argument("domain", choices=domains.ALL_DOMAINS)
+    g.add_argument("--rows", required=True, type=int, help="lines of the main dataset (at least 4)")
+    g.add_argument("--seed", type=int, default=1, help="same seed, same bytes (default 1)")
+    g.add_argument("--out", required=True, type=Path, help="folder for <dataset>.jsonl and malformed.json")
+    g.set_defaults(func=cmd_generate)
     return p
 
 
@@ -345,6 +353,19 @@ def cmd_demo(args) -> int:
 
     home = args.dagster_home or (Path(os.environ["DAGSTER_HOME"]) if os.environ.get("DAGSTER_HOME") else None)
     return run_demo(home)
+
+
+def cmd_generate(args) -> int:
+    from evals.generate import MALFORMED_FILE, generator
+
+    try:
+        made = generator(args.domain)(args.rows, args.seed, args.out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    for name, lines in made["rows"].items():
+        print(f"{args.out / f'{name}.jsonl'}: {lines} lines, {len(made['malformed'][name])} malformed")
+    print(f"malformed rows: {args.out / MALFORMED_FILE}")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

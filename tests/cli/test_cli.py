@@ -586,3 +586,12 @@ def test_console_script_judge(tmp_path, judged):
     assert proc.returncode == 0, proc.stderr
     assert "judged 80 rows" in proc.stderr
     assert read_jsonl(out) == judged["rows"]
+
+
+def test_generate_writes_the_folder_and_refuses_too_few_rows(tmp_path):
+    from orchestration.cli import main
+
+    assert main(["generate", "retry", "--rows", "50", "--seed", "3", "--out", str(tmp_path)]) == 0
+    assert len((tmp_path / "interaction_events.jsonl").read_text(encoding="utf-8").splitlines()) == 50
+    assert len(json.loads((tmp_path / "malformed.json").read_text())["surface_catalog"]) == 3
+    assert main(["generate", "retry", "--rows", "3", "--out", str(tmp_path / "x")]) == 2
