@@ -203,6 +203,7 @@ def main() -> None:
     p.add_argument("--sample", type=int, default=10_000, help="rows on which the reference is timed")
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
     p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
+    p.add_argument("--plot", type=Path, help="write the growth plot (judge seconds against rows) to this PNG (needs matplotlib)")
     p.add_argument("--measure", nargs=3, metavar=("DOMAIN", "DIR", "REF"), help=argparse.SUPPRESS)
     p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -214,12 +215,42 @@ def main() -> None:
         return
 
     if a.sizes:
-        table(a)
+        growth = table(a)
+        if a.plot:
+            plot_growth(growth, a.plot)
     if a.nightly:
         run_nightly(a.domains, 100_000, a.data)
 
 
-def table(a) -> None:
+def plot_growth(growth: dict[str, list[tuple[int, float]]], path: Path) -> None:
+    """Judge seconds against rows per domain, log-log, with a linear guide (matplotlib, optional)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
+    for domain, points in growth.items():
+        xs, ys = zip(*sorted(points))
+        ax.plot(xs, ys, marker="o", label=domain)
+    xs = sorted({x for points in growth.values() for x, _ in points})
+    if xs:
+        top = max(y for points in growth.values() for _, y in points)
+        ax.plot(xs, [top * x / xs[-1] for x in xs], linestyle=":", color="grey", label="linear")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows of the main dataset")
+    ax.set_ylabel("judge seconds")
+    ax.set_title("Judge time against rows (2 cores)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+
+
+def table(a) -> dict[str, list[tuple[int, float]]]:
+    growth: dict[str, list[tuple[int, float]]] = {}
     print(f"{'domain':<10} {'rows':>10} {'load s':>8} {'judge s':>8} {'rows/s':>9} {'peak MB':>8} "
           f"{'judge/load':>10} {'rules s':>8} {'ref µs/row':>10} {'speed-up':>9} {'rules only':>10}")
     for domain in a.domains:
@@ -228,9 +259,11 @@ def table(a) -> None:
         for n in sorted(a.sizes):
             r = ref if n == a.sample else child("--measure", domain, str(dataset(a.data, domain, n)), "0")
             speed, rules_speed = ref_per_row / (r["judge_s"] / n), ref_per_row / (r["rules_s"] / n)
+            growth.setdefault(domain, []).append((n, r["judge_s"]))
             print(f"{domain:<10} {n:>10,} {r['load_s']:>8.2f} {r['judge_s']:>8.2f} "
                   f"{n / (r['load_s'] + r['judge_s']):>9,.0f} {r['peak_mb']:>8.0f} {r['judge_s'] / r['load_s']:>10.2f} "
                   f"{r['rules_s']:>8.2f} {ref_per_row * 1e6:>10.1f} {speed:>8.1f}× {rules_speed:>9.1f}×", flush=True)
+    return growth
 
 
 if __name__ == "__main__":
