@@ -20,6 +20,7 @@ from dagster import (
 )
 
 from assets.common.chain import DayWindow, DomainChain, build_assets, numbered_checks
+from assets.common.lazy import lazy
 from assets.common.metadata import md_table
 from rules.handoff import verdicts as V
 from rules.handoff.checks import run_checks
@@ -46,17 +47,9 @@ def _preview(rows: list[dict]) -> str:
     return md_table(["room_id", "verdict", "summary"], shown) if shown else ""
 
 
-def build_report(*args, **kwargs):
-    # Report code (statistics) loads only where a report is made, not in every run.
-    from evals.handoff import build_report
-
-    return build_report(*args, **kwargs)
-
-
-def load_golden(path):
-    from evals.handoff import load_golden
-
-    return load_golden(path)
+# Report code (statistics) loads only where a report is made, not in every run.
+build_report = lazy("evals.handoff", "build_report")
+load_golden = lazy("evals.handoff", "load_golden")
 
 
 CHAIN = DomainChain(

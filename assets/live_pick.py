@@ -1,6 +1,7 @@
 """live_pick as Dagster assets: the shared daily chain over the live_pick rules."""
 
 from assets.common.chain import DomainChain, build_assets, numbered_checks
+from assets.common.lazy import lazy
 from assets.common.metadata import md_table
 from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks
@@ -12,17 +13,9 @@ from schemas import required_columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
 
-def build_report(*args, **kwargs):
-    # Report code (statistics) loads only where a report is made, not in every run.
-    from evals.live_pick import build_report
-
-    return build_report(*args, **kwargs)
-
-
-def load_golden(path):
-    from evals.live_pick import load_golden
-
-    return load_golden(path)
+# Report code (statistics) loads only where a report is made, not in every run.
+build_report = lazy("evals.live_pick", "build_report")
+load_golden = lazy("evals.live_pick", "load_golden")
 
 
 def _preview(rows: list[dict]) -> str:

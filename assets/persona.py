@@ -7,6 +7,7 @@ import pandas as pd
 from dagster import Config, MaterializeResult, MetadataValue, asset
 
 from assets.common.chain import DomainChain, build_assets, numbered_checks
+from assets.common.lazy import lazy
 from assets.common.metadata import md_table
 from assets.common.resources import ReportsResource
 from orchestration.resources.warehouse import WarehouseResource
@@ -21,17 +22,9 @@ from schemas import required_columns
 from schemas.persona import DOMAIN, INPUT_DATASETS, OUTPUT
 
 
-def build_report(*args, **kwargs):
-    # Report code (statistics) loads only where a report is made, not in every run.
-    from evals.persona import build_report
-
-    return build_report(*args, **kwargs)
-
-
-def load_golden(path):
-    from evals.persona import load_golden
-
-    return load_golden(path)
+# Report code (statistics) loads only where a report is made, not in every run.
+build_report = lazy("evals.persona", "build_report")
+load_golden = lazy("evals.persona", "load_golden")
 
 
 def _preview(rows: list[dict]) -> str:

@@ -5,6 +5,7 @@ scope; the report carries the baseline sweep.
 """
 
 from assets.common.chain import DomainChain, build_assets, numbered_checks
+from assets.common.lazy import lazy
 from assets.common.metadata import md_table
 from rules.retry import verdicts as V
 from rules.retry.checks import run_checks
@@ -22,17 +23,9 @@ def _preview(rows: list[dict]) -> str:
     return md_table(["event_id", "session_id", "surface_key", "verdict", "matched", "reason"], shown) if shown else ""
 
 
-def build_report(*args, **kwargs):
-    # Report code (statistics) loads only where a report is made, not in every run.
-    from evals.retry import build_report
-
-    return build_report(*args, **kwargs)
-
-
-def load_golden(path):
-    from evals.retry import load_golden
-
-    return load_golden(path)
+# Report code (statistics) loads only where a report is made, not in every run.
+build_report = lazy("evals.retry", "build_report")
+load_golden = lazy("evals.retry", "load_golden")
 
 
 CHAIN = DomainChain(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evals import report
 from evals.markdown import md_table
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, rows_by_id, threshold_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
 from rules.handoff import verdicts as V
@@ -63,7 +63,7 @@ def build_report(
     day_rooms: pd.DataFrame | None = None,
     held_rows: pd.DataFrame | None = None,
 ) -> Report:
-    listed = {r["room_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("room_id"), str)}
+    listed = rows_by_id(rows, "room_id")
     predicted = {k: label(r.get("verdict")) for k, r in listed.items()}
     held: set[str] = set()
     if day_rooms is not None and len(day_rooms):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evals import report
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, quarantined_ids, record_metric, rows_by_id, threshold_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
@@ -55,12 +55,11 @@ def build_report(
     config: LivePickConfig,
     scope: str,
 ) -> Report:
-    predicted = {r["msg_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str)}
-    quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
+    predicted = rows_by_id(rows, "msg_id")
     pairs, not_judged = pair_with_golden(
         {k: label(r.get("verdict")) for k, r in predicted.items()},
         [(g["msg_id"], g["verdict"]) for g in golden or []],
-        quarantined_ids,
+        quarantined_ids(quarantine),
         "격리된 줄이라 판정하지 않았습니다",
     )
     gold = [p[1] for p in pairs]

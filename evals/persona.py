@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from evals import report
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, quarantined_ids, record_metric, rows_by_id, threshold_metric
 from evals.markdown import md_table
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
@@ -61,12 +61,11 @@ def build_report(
     scope: str,
     extra_sections: list[tuple[str, str]] | None = None,
 ) -> Report:
-    predicted = {r["turn_no"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("turn_no"), str)}
+    predicted = rows_by_id(rows, "turn_no")
     codes = {k: label(r.get("persona_code")) for k, r in predicted.items()}
     judged = {k: c for k, c in codes.items() if c not in V.EXCLUDED}
-    quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
     pairs, not_judged = pair_with_golden(
-        judged, [(g["turn_no"], g["persona_code"]) for g in golden or []], quarantined_ids, "격리된 턴이라 판정하지 않았습니다"
+        judged, [(g["turn_no"], g["persona_code"]) for g in golden or []], quarantined_ids(quarantine), "격리된 턴이라 판정하지 않았습니다"
     )
     for g in golden or []:
         if codes.get(g["turn_no"]) in V.EXCLUDED:

@@ -63,8 +63,17 @@ def person_metric(name: str, definition: str, note: str = "") -> Metric:
     return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note)
 
 
+def rows_by_id(rows: list, id_field: str) -> dict[str, dict]:
+    """Verdict rows keyed by their id; rows that are not objects or lack a string id are skipped."""
+    return {r[id_field]: r for r in rows if isinstance(r, dict) and isinstance(r.get(id_field), str)}
+
+
+def quarantined_ids(quarantine) -> set:
+    return set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
+
+
 def pair_with_golden(
-    predicted: dict[str, str], golden: list[tuple[str, str]], quarantined_ids: set[str], quarantined_reason: str
+    predicted: dict[str, str], golden: list[tuple[str, str]], quarantined: set[str], quarantined_reason: str
 ) -> tuple[list[tuple[str, str, str]], list[dict]]:
     """(id, gold, predicted) for labelled items that were judged, and the labelled items that
     were quarantined instead. Labels for items outside the scope (another day) are left out."""
@@ -72,7 +81,7 @@ def pair_with_golden(
     for id_, gold in golden:
         if id_ in predicted:
             pairs.append((id_, gold, predicted[id_]))
-        elif id_ in quarantined_ids:
+        elif id_ in quarantined:
             not_judged.append({"id": id_, "reason": quarantined_reason})
     return pairs, not_judged
 

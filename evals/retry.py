@@ -16,7 +16,7 @@ import pandas as pd
 
 from evals import report
 from evals.markdown import md_table
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, threshold_metric
+from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, quarantined_ids, record_metric, rows_by_id, threshold_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
 from rules.retry import verdicts as V
@@ -116,12 +116,11 @@ def build_report(
     config: RetryConfig,
     scope: str,
 ) -> RetryReport:
-    predicted = {r["event_id"]: r for r in rows if isinstance(r, dict) and isinstance(r.get("event_id"), str)}
-    quarantined_ids = set(quarantine["id"].dropna()) if quarantine is not None and len(quarantine) else set()
+    predicted = rows_by_id(rows, "event_id")
     pairs, not_judged = pair_with_golden(
         {k: label(r.get("verdict")) for k, r in predicted.items()},
         [(g["event_id"], g["verdict"]) for g in golden or []],
-        quarantined_ids,
+        quarantined_ids(quarantine),
         "격리된 이벤트라 판정하지 않았습니다",
     )
     gold = [p[1] for p in pairs]
