@@ -67,8 +67,8 @@ def run_demo(dagster_home: Path | None = None) -> int:
     print(f"warehouse:    {_redact(environment.warehouse_url())}")
     nightly = defs.resolve_job_def("nightly")
     handoff_days = sample_days("handoff")
-    # handoff judges day D once D+1 has landed: land the day after the last one too.
-    days = sorted(set(sample_days()) | ({_next_day(handoff_days[-1])} if handoff_days else set()))
+    # handoff judges day D once D+1 has landed: land the day after each of its days too.
+    days = sorted(set(sample_days()) | {_next_day(d) for d in handoff_days})
     for day in days:
         result = nightly.execute_in_process(partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET)
         if _failed(result):

@@ -38,8 +38,8 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
          "print(sorted({r.status.value for r in DagsterInstance.get().get_runs()}), len(DagsterInstance.get().get_runs()))"],
         env={**env, "DAGSTER_HOME": str(home)}, capture_output=True, text=True, timeout=120,
     )
-    # eleven nightly days (the sample days and the day after handoff's last), three handoff days, one evaluation
-    assert runs.stdout.strip() == "['SUCCESS'] 15", runs.stdout + runs.stderr
+    # eleven nightly days (the sample days and 10-03, after handoff's 10-02), five handoff days, one evaluation
+    assert runs.stdout.strip() == "['SUCCESS'] 17", runs.stdout + runs.stderr
     assert f"{23:5d}  one_shot" in out.stdout
     handoff = tmp_path / "home" / "reports" / "handoff" / "2026-10-01" / "report.md"
     assert f"report: {handoff}" in out.stdout

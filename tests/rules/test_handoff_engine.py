@@ -28,6 +28,7 @@ from rules.handoff.normalise import load_dir
 from rules.handoff.reference import FIELDS, expected_rooms, same_value
 from rules.handoff.view import from_raw, whole_input
 from schemas import row_checker
+from tests.fixtures.handoff.oracle import expected_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "seeds" / "handoff"
@@ -138,7 +139,7 @@ def sample():
 def test_sample_every_room_matches_the_hand_worked_oracle(sample):
     _, _, frame, _ = sample
     got = {r["room_id"]: r for r in frame.to_dict("records")}
-    expected = read_jsonl(FIXTURES / "expected.jsonl")
+    expected = expected_rows()
     assert set(got) == {e["room_id"] for e in expected}
     for e in expected:
         row = got[e["room_id"]]
@@ -149,7 +150,7 @@ def test_sample_every_room_matches_the_hand_worked_oracle(sample):
 def test_reference_agrees_with_the_oracle_too(sample):
     _, view, _, _ = sample
     ref = expected_rooms(view, CFG)
-    for e in read_jsonl(FIXTURES / "expected.jsonl"):
+    for e in expected_rows():
         exp = ref[e["room_id"]]
         assert (exp.status, exp.verdict) == (e["status"], e.get("verdict")), e["room_id"]
         for k in FIELDS:

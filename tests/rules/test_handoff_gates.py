@@ -31,7 +31,7 @@ def test_sample_quarantine_matches_the_fixture_and_reconciles():
     assert got == expected
     assert all(r["reconciles"] for r in norm.reconciliation().values())
     assert {k: (v["raw"], v["quarantined"]) for k, v in norm.reconciliation().items()} == {
-        "chat_messages": (141, 3), "rooms": (39, 3), "handoff_phrases": (10, 3), "help_articles": (13, 3)}
+        "chat_messages": (857, 3), "rooms": (204, 3), "handoff_phrases": (10, 3), "help_articles": (13, 3)}
     lines = (SAMPLE / "chat_messages.jsonl").read_text(encoding="utf-8").splitlines()
     for r in norm.quarantine[norm.quarantine["dataset"] == "chat_messages"].to_dict("records"):
         assert r["raw"] == lines[r["line"] - 1] and r["reason"].strip()
