@@ -64,6 +64,21 @@ def test_changed_threshold_fails_the_gate_naming_the_metric(baseline, tmp_path, 
     assert code == 0
 
 
+def test_a_narrower_reentry_window_fails_the_gate_on_the_200_handoff_labels(baseline, tmp_path, monkeypatch):
+    import rules.handoff.config as config
+
+    original = config.load_config
+    monkeypatch.setattr(config, "load_config", lambda path=None: original(path).model_copy(update={"reentry_window_hours": 12}))
+    code, out, _ = run("--domain", "handoff", "--out", str(tmp_path), "--baseline", str(baseline))
+    assert code == 1
+    gate = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
+    assert [m["metric"] for m in gate["failures"]] == ["판정 일치"]
+    assert "handoff · 판정 일치" in out
+    # Re-entries after 12 h or more are now ended by the AI: the per-verdict figures move, record-only.
+    moved = {m["metric"] for m in gate["moved"]}
+    assert {"판정별 일치 · 같은 문의가 다시 들어옴", "판정별 일치 · AI 응대로 끝남"} <= moved
+
+
 def test_baseline_may_live_in_the_output_folder(baseline, tmp_path):
     code, _, _ = run("--domain", "retry", "--out", str(tmp_path))
     assert code == 0
