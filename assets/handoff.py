@@ -19,18 +19,12 @@ from dagster import (
     in_process_executor,
 )
 
-from assets.common.chain import DayWindow, DomainChain, build_assets, numbered_checks
-from assets.common.lazy import lazy
+from assets.common.chain import DayWindow, build_assets, numbered_checks
 from assets.common.metadata import md_table
-from rules.handoff import verdicts as V
-from rules.handoff.checks import run_checks
-from rules.handoff.config import load_config
-from rules.handoff.engine import OUTPUT_COLUMNS, day_tables, judge, records
-from rules.handoff.expectations import EXPECTATIONS
-from rules.handoff.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, stored_columns
+from assets.common.wiring import chain_for
+from rules.handoff.engine import day_tables
 from rules.handoff.view import AFTER_DAYS, BEFORE_DAYS, combine
-from schemas import required_columns
-from schemas.handoff import DOMAIN, INPUT_DATASETS, OUTPUT
+from schemas.handoff import DOMAIN
 
 KEPT = {
     "day_rooms": {"room_id": "text", "customer_id": "text", "opened_day": "text", "status": "text", "verdict": "text",
@@ -47,40 +41,14 @@ def _preview(rows: list[dict]) -> str:
     return md_table(["room_id", "verdict", "summary"], shown) if shown else ""
 
 
-# Report code (statistics) loads only where a report is made, not in every run.
-build_report = lazy("evals.handoff", "build_report")
-load_golden = lazy("evals.handoff", "load_golden")
-
-
-CHAIN = DomainChain(
-    domain=DOMAIN,
-    datasets=INPUT_DATASETS,
-    id_fields=ID_FIELDS,
-    time_fields=TIME_FIELDS,
-    required=lambda d: required_columns(DOMAIN, d),
-    load_config=load_config,
-    normalise=normalise,
-    stored_columns=stored_columns,
-    json_columns=(),
-    restore=restore,
-    judge=judge,
-    records=records,
-    output_columns=OUTPUT_COLUMNS,
+CHAIN = chain_for(
+    DOMAIN,
     verdict_json_columns=("evidence", "uncited_message_ids"),
-    verdict_key="verdict",
-    output_schema=OUTPUT,
-    verdict_order=V.ORDER,
-    run_checks=run_checks,
     check_titles=numbered_checks([
         "verdict enum", "required fields present", "counts and durations ≥ 0", "durations re-computed",
         "rule 1: request ignored", "rule 2: uncited answer", "rule 3: re-entry", "rules 4–5: late reply, AI ended",
         "evidence fields are columns", "evidence values equal rows", "polite Korean summary",
     ]),
-    # A verdict file that breaks its schema or disagrees with the re-computation must not reach a report.
-    blocking_checks=frozenset({"schema", "recompute"}),
-    expectations=EXPECTATIONS,
-    load_golden=load_golden,
-    build_report=build_report,
     verdicts_description="One verdict per listed support room of the day: should the AI have handed it to a counsellor? "
                          "Reads the normalised days D−1…D+1 for rooms across midnight and re-entry the next day.",
     preview=_preview,

@@ -6,25 +6,17 @@ import json
 import pandas as pd
 from dagster import Config, MaterializeResult, MetadataValue, asset
 
-from assets.common.chain import DomainChain, build_assets, numbered_checks
-from assets.common.lazy import lazy
+from assets.common.chain import build_assets, numbered_checks
 from assets.common.metadata import md_table
 from assets.common.resources import ReportsResource
+from assets.common.wiring import chain_for
 from orchestration.resources.warehouse import WarehouseResource
 from rules.persona import verdicts as V
-from rules.persona.checks import run_checks
 from rules.persona.config import load_config
-from rules.persona.engine import OUTPUT_COLUMNS, judge, records
-from rules.persona.expectations import EXPECTATIONS
-from rules.persona.normalise import ID_FIELDS, TIME_FIELDS, normalise, restore, restore_turns, stored_columns
+from rules.persona.engine import judge
+from rules.persona.normalise import restore_turns
 from rules.persona.review import candidate_count, review_queue
-from schemas import required_columns
-from schemas.persona import DOMAIN, INPUT_DATASETS, OUTPUT
-
-
-# Report code (statistics) loads only where a report is made, not in every run.
-build_report = lazy("evals.persona", "build_report")
-load_golden = lazy("evals.persona", "load_golden")
+from schemas.persona import DOMAIN
 
 
 def _preview(rows: list[dict]) -> str:
@@ -32,33 +24,14 @@ def _preview(rows: list[dict]) -> str:
     return md_table(["turn_no", "persona_code", "summary"], shown) if shown else ""
 
 
-CHAIN = DomainChain(
-    domain=DOMAIN,
-    datasets=INPUT_DATASETS,
-    id_fields=ID_FIELDS,
-    time_fields=TIME_FIELDS,
-    required=lambda d: required_columns(DOMAIN, d),
-    load_config=load_config,
-    normalise=normalise,
-    stored_columns=stored_columns,
-    json_columns=(),
-    restore=restore,
+CHAIN = chain_for(
+    DOMAIN,
     judge=lambda t, cfg: judge(t["turns"], t["profiles"], cfg),
-    records=records,
-    output_columns=OUTPUT_COLUMNS,
-    verdict_json_columns=("evidence",),
     verdict_key="persona_code",
-    output_schema=OUTPUT,
-    verdict_order=V.ORDER,
-    run_checks=run_checks,
     check_titles=numbered_checks([
         "persona_code enum", "required fields filled", "stated_age within 0–120", "evidence fields are columns",
         "evidence values equal rows", "forbidden topic_tag gives forbidden_topic", "polite Korean summary",
     ]),
-    blocking_checks=frozenset({"schema", "recompute"}),
-    expectations=EXPECTATIONS,
-    load_golden=load_golden,
-    build_report=build_report,
     verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
     preview=_preview,
 )

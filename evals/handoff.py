@@ -9,13 +9,13 @@ from every room of the day, listed or not.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from evals import report
+from evals.divergence import step_finder, wrong_cases
 from evals.markdown import md_table
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, record_metric, rows_by_id, threshold_metric
+from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, WrongCase, golden_report, person_metric, record_metric
+from evals.report import count_labels, golden_loader, labels_of, pair_labels, rows_by_id
+from evals.shared_metrics import AGREEMENT, RULE_AND_LABELS, agreement_metric, checks_metric, quarantine_metric
 from evals.stats import Ratio
 from rules.common.checks import CheckResult
 from rules.handoff import verdicts as V
@@ -31,40 +31,25 @@ STEPS = {
 }
 LABELS = [*V.RULE_ORDER, V.NOT_LISTED]
 HONESTY = [
-    "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다.",
+    SYNTHETIC_LABELS_NOTE,
     "대화 로그, 연결 문구 목록, 도움말 목록도 같은 손으로 만들었습니다. 실제 연결 판단의 품질은 실제 상담 로그가 있어야 잴 수 있습니다.",
     "인용이 있는 AI 답이 그 도움말 내용과 맞는지는 규칙이 보지 않습니다. 상담원이 펼쳐 보고 판단합니다.",
     "연결 문구에 걸린 메시지가 실제로 상담원을 원한 것인지는 상담 매니저가 정합니다. 문구 목록이 바뀌면 판정도 바뀝니다.",
     "재문의는 다음 날 데이터까지 봐야 정해집니다. 다음 날이 아직 없으면 재문의 판정은 잠정이고 보고서가 그렇게 표시합니다.",
-    "분모가 10보다 작은 지표는 퍼센트를 적지 않습니다.",
+    SMALL_DENOMINATOR_NOTE,
 ]
 
 
-def load_golden(path: str | Path) -> list[dict]:
-    return report.load_golden(path, "room_id", "verdict")
+load_golden = golden_loader("room_id", "verdict")
+diverging_step = step_finder(STEPS, "판정 키 밖", V.RULE_ORDER)
 
 
-def diverging_step(gold: str, predicted: str) -> str:
-    for verdict in V.RULE_ORDER:
-        if verdict in (gold, predicted):
-            return STEPS[verdict]
-    return "판정 키 밖"
-
-
-def build_report(
-    rows: list[dict],
-    golden: list[dict] | None,
-    *,
-    checks: list[CheckResult],
-    quarantine: pd.DataFrame | None,
-    reconciliation: dict,
-    config: HandoffConfig,
-    scope: str,
-    day_rooms: pd.DataFrame | None = None,
-    held_rows: pd.DataFrame | None = None,
-) -> Report:
+def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[CheckResult], quarantine: pd.DataFrame | None,
+                 reconciliation: dict, config: HandoffConfig, scope: str,
+                 day_rooms: pd.DataFrame | None = None, held_rows: pd.DataFrame | None = None) -> Report:
     listed = rows_by_id(rows, "room_id")
-    predicted = {k: label(r.get("verdict")) for k, r in listed.items()}
+    predicted = labels_of(listed, "verdict")
+    verdict_counts = count_labels(predicted.values(), V.ORDER)
     held: set[str] = set()
     if day_rooms is not None and len(day_rooms):
         for room, status in zip(day_rooms["room_id"], day_rooms["status"]):
@@ -72,26 +57,17 @@ def build_report(
                 held.add(room)
             elif status != V.LISTED and room not in predicted:
                 predicted[room] = V.NOT_LISTED
-    pairs, not_judged = pair_with_golden(
-        predicted, [(g["room_id"], g["verdict"]) for g in golden or []], held, f"{V.HELD}: 판정하지 않은 대화입니다"
-    )
-    gold = [p[1] for p in pairs]
-    pred = [p[2] for p in pairs]
-    same = sum(a == b for a, b in zip(gold, pred))
-    passed = sum(c.passed for c in checks)
-    raw_total = sum(r["raw"] for r in reconciliation.values())
-    q_total = sum(r["quarantined"] for r in reconciliation.values())
+    paired = pair_labels(predicted, golden, "room_id", "verdict", held, f"{V.HELD}: 판정하지 않은 대화입니다")
     counts = day_summary(day_rooms) if day_rooms is not None else {}
 
     metrics = [
-        threshold_metric("판정 일치", "규칙 판정이 사람 라벨과 같은 대화 / 라벨이 있고 판정한 대화", Ratio(same, len(pairs)),
-                         config.report.verdict_agreement_min, "규칙 · 합성 라벨"),
+        agreement_metric("규칙 판정이 사람 라벨과 같은 대화 / 라벨이 있고 판정한 대화", paired, config.report.verdict_agreement_min),
         *[record_metric(f"판정별 일치 · {v}", f"규칙도 {v}인 대화 / 라벨이 {v}인 대화",
-                        Ratio(sum(a == b for _, a, b in pairs if a == v), sum(a == v for _, a, _ in pairs)), "규칙 · 합성 라벨")
+                        Ratio(sum(a == b for _, a, b in paired.pairs if a == v), sum(a == v for _, a, _ in paired.pairs)),
+                        RULE_AND_LABELS)
           for v in LABELS],
-        threshold_metric("자동 검증 통과", "통과한 검증 / 자동 검증", Ratio(passed, len(checks)), 1.0, "코드",
-                         "판정 재계산과 출력 스키마 포함"),
-        record_metric("격리된 행", "격리된 행 / 원본 행(네 데이터셋)", Ratio(q_total, raw_total), "데이터"),
+        checks_metric(checks),
+        quarantine_metric(reconciliation, "네"),
         person_metric("인용한 도움말이 답과 맞나", "상담원이 인용 있는 AI 답을 도움말과 대조합니다"),
         person_metric("연결 문구에 걸린 메시지가 정말 상담원 요청인가", "상담 매니저가 펼쳐 보고 정합니다"),
     ]
@@ -109,33 +85,17 @@ def build_report(
             metrics.insert(0, record_metric("재문의 잠정", "다음 날 데이터가 없어 재문의가 잠정인 대화 / 목록에 올린 대화",
                                             Ratio(counts["provisional"], counts["listed"]), "데이터",
                                             "다음 날 파티션이 들어오면 다시 판정합니다"))
-    if not pairs:
-        metrics = [m for m in metrics if not m.name.startswith(("판정 일치", "판정별 일치"))]
-    wrong = [WrongCase("판정 일치", i, a, b, diverging_step(a, b), listed.get(i, {}).get("summary", "")) for i, a, b in pairs if a != b]
-    verdict_counts = {v: sum(1 for r in listed.values() if r.get("verdict") == v) for v in V.ORDER}
+    if not paired.pairs:
+        metrics = [m for m in metrics if not m.name.startswith((AGREEMENT, "판정별 일치"))]
+    wrong = wrong_cases(paired, diverging_step, listed, "summary")
     if counts:
         verdict_counts[f"{V.NOT_LISTED} (대상 안)"] = counts["in_scope_unlisted"]
         verdict_counts["판정 대상 밖"] = counts["out_of_scope"]
         verdict_counts[V.HELD] = counts["held"]
-    return Report(
-        domain="handoff",
-        scope=scope,
-        title="handoff 골든 일치 리포트 (합성 데이터 기준)",
-        metrics=metrics,
-        labels=LABELS,
-        gold=gold,
-        predicted=pred,
-        wrong_cases=wrong,
-        checks=checks,
-        verdict_counts=verdict_counts,
-        quarantine=quarantine,
-        reconciliation=reconciliation,
-        golden_not_judged=not_judged,
-        excluded=held_group(held_rows),
-        extra_sections=[s for s in (_header_section(counts), _held_section(held_rows), _review_section(wrong)) if s],
-        honesty=HONESTY,
-        has_golden=bool(pairs),
-    )
+    return golden_report("handoff", scope, paired, checks, quarantine, reconciliation, HONESTY,
+                         metrics=metrics, labels=LABELS, wrong_cases=wrong, verdict_counts=verdict_counts,
+                         excluded=held_group(held_rows),
+                         extra_sections=[s for s in (_header_section(counts), _held_section(held_rows), _review_section(wrong)) if s])
 
 
 def held_group(held_rows: pd.DataFrame | None) -> list[dict]:

@@ -6,8 +6,11 @@ into Markdown for the Dagster UI and a self-contained HTML page.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -19,6 +22,10 @@ NOT_MET = "기준 미달"
 RECORD_ONLY = "기록만"
 PERSON = "사람이 확인"
 NO_DATA = "측정 불가"
+
+# Honesty notes every domain's report carries, among its own.
+SYNTHETIC_LABELS_NOTE = "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다."
+SMALL_DENOMINATOR_NOTE = "분모가 10보다 작은 지표는 퍼센트를 적지 않습니다."
 
 
 @dataclass
@@ -86,6 +93,35 @@ def pair_with_golden(
     return pairs, not_judged
 
 
+@dataclass
+class Paired:
+    """Verdicts paired with golden labels: (id, gold, predicted) per judged label, and the labels not judged."""
+
+    pairs: list[tuple[str, str, str]]
+    not_judged: list[dict]
+
+    @property
+    def gold(self) -> list[str]:
+        return [p[1] for p in self.pairs]
+
+    @property
+    def predicted(self) -> list[str]:
+        return [p[2] for p in self.pairs]
+
+    @property
+    def same(self) -> int:
+        """How many pairs agree."""
+        return sum(g == p for _, g, p in self.pairs)
+
+
+def pair_labels(
+    predicted: dict[str, str], golden: list[dict] | None, id_field: str, label_field: str, quarantined: set[str], quarantined_reason: str
+) -> Paired:
+    """`pair_with_golden` over golden rows read by `load_golden` (none: nothing paired)."""
+    golden_pairs = [(g[id_field], g[label_field]) for g in golden or []]
+    return Paired(*pair_with_golden(predicted, golden_pairs, quarantined, quarantined_reason))
+
+
 def load_golden(path, id_field: str, label_field: str) -> list[dict]:
     """Golden labels, one JSON object per line with an id and a label; anything else is an error."""
     from rules.common.jsonl import read_jsonl_objects
@@ -98,12 +134,33 @@ def load_golden(path, id_field: str, label_field: str) -> list[dict]:
     return rows
 
 
+def golden_loader(id_field: str, label_field: str) -> Callable[[str | Path], list[dict]]:
+    """A domain's `load_golden`: its labels are {id_field, label_field} objects."""
+
+    def load(path: str | Path) -> list[dict]:
+        return load_golden(path, id_field, label_field)
+
+    load.__name__ = load.__qualname__ = "load_golden"
+    return load
+
+
 def label(value) -> str:
     """A verdict as a label; a missing or non-string one is shown as such, not dropped."""
     return value if isinstance(value, str) else NO_LABEL
 
 
 NO_LABEL = "(판정 없음)"
+
+
+def labels_of(rows: dict[str, dict], verdict_field: str) -> dict[str, str]:
+    """Each row's verdict as a label, by id."""
+    return {k: label(r.get(verdict_field)) for k, r in rows.items()}
+
+
+def count_labels(labels: Iterable[str], order: Iterable[str]) -> dict[str, int]:
+    """How many of each verdict, in the domain's order (zero included)."""
+    counts = Counter(labels)
+    return {v: counts.get(v, 0) for v in order}
 
 
 @dataclass
@@ -180,6 +237,27 @@ class Report:
             "excluded": self.excluded,
             "honesty": self.honesty,
         }
+
+
+def golden_report(
+    domain: str, scope: str, paired: Paired, checks: list[CheckResult], quarantine: pd.DataFrame | None, reconciliation: dict,
+    honesty: list[str], kind: type[Report] = Report, **fields,
+) -> Report:
+    """A domain's report with the shared title, the golden side taken from the pairing."""
+    return kind(
+        domain=domain,
+        scope=scope,
+        title=f"{domain} 골든 일치 리포트 (합성 데이터 기준)",
+        gold=paired.gold,
+        predicted=paired.predicted,
+        golden_not_judged=paired.not_judged,
+        has_golden=bool(paired.pairs),
+        checks=checks,
+        quarantine=quarantine,
+        reconciliation=reconciliation,
+        honesty=honesty,
+        **fields,
+    )
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

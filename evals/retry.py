@@ -7,17 +7,16 @@ and the sweep of every surface's baseline from ×0.5 to ×1.5 (a table, with a b
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from evals import report
+from evals.divergence import step_finder, wrong_cases
 from evals.markdown import md_table
-from evals.report import Report, WrongCase, label, pair_with_golden, person_metric, quarantined_ids, record_metric, rows_by_id, threshold_metric
-from evals.stats import Ratio
+from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric
+from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
+from evals.shared_metrics import RECONCILIATION_NOTE, agreement_metric, checks_metric, flag_metrics, quarantine_metric
 from rules.common.checks import CheckResult
 from rules.retry import verdicts as V
 from rules.retry.config import RetryConfig
@@ -29,12 +28,12 @@ STEPS = {
     V.SURFACE_HOP: "접점 이동 단계",
 }
 HONESTY = [
-    "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다.",
+    SYNTHETIC_LABELS_NOTE,
     "이벤트 로그와 접점 목록도 같은 손으로 만들었습니다. 실제 재시도 탐지 품질은 실제 사용 로그와 제품 담당자의 표시가 있어야 잴 수 있습니다.",
     "평소 겹침(기준선)은 판정한 범위(그날 파티션, 또는 명령줄에 준 입력 전체) 안에서만 셉니다. 범위가 바뀌면 기준선도 바뀝니다.",
     "세션 경계는 로그의 session_id를 그대로 믿었습니다. 자정을 넘긴 세션은 날마다 따로 판정됩니다.",
     "겹침 수치는 읽기 좋게 반올림해 보여 줄 뿐이고 판정은 분수 그대로 비교했습니다.",
-    "분모가 10보다 작은 지표는 퍼센트를 적지 않습니다.",
+    SMALL_DENOMINATOR_NOTE,
 ]
 BAR = "█"
 
@@ -54,15 +53,13 @@ class RetryReport(Report):
         return out
 
 
-def load_golden(path: str | Path) -> list[dict]:
-    return report.load_golden(path, "event_id", "verdict")
+load_golden = golden_loader("event_id", "verdict")
+diverging_step = step_finder(STEPS, "판정 키 밖", V.RULE_ORDER)
 
 
-def diverging_step(gold: str, predicted: str) -> str:
-    for verdict in V.RULE_ORDER[:-1]:
-        if verdict in (gold, predicted):
-            return STEPS[verdict]
-    return "판정 키 밖"
+def _tried(verdict: str) -> bool:
+    """The yes/no reading of a verdict: any verdict but one_shot means the user tried again."""
+    return verdict != V.ONE_SHOT
 
 
 def mismatch_counts(pairs: list[tuple[str, str, str]]) -> list[dict]:
@@ -106,74 +103,34 @@ def _factor(f) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{float(f):g}"
 
 
-def build_report(
-    rows: list[dict],
-    golden: list[dict] | None,
-    *,
-    checks: list[CheckResult],
-    quarantine: pd.DataFrame | None,
-    reconciliation: dict,
-    config: RetryConfig,
-    scope: str,
-) -> RetryReport:
+def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[CheckResult], quarantine: pd.DataFrame | None,
+                 reconciliation: dict, config: RetryConfig, scope: str) -> RetryReport:
     predicted = rows_by_id(rows, "event_id")
-    pairs, not_judged = pair_with_golden(
-        {k: label(r.get("verdict")) for k, r in predicted.items()},
-        [(g["event_id"], g["verdict"]) for g in golden or []],
-        quarantined_ids(quarantine),
-        "격리된 이벤트라 판정하지 않았습니다",
-    )
-    gold = [p[1] for p in pairs]
-    pred = [p[2] for p in pairs]
-    same = sum(a == b for a, b in zip(gold, pred))
-    tried = lambda v: v != V.ONE_SHOT  # noqa: E731 - any verdict but one_shot means the user tried again
-    retry_same = sum(tried(a) == tried(b) for a, b in zip(gold, pred))
-    gold_retry = [b for _, a, b in pairs if tried(a)]
-    pred_retry = [a for _, a, b in pairs if tried(b)]
-    passed = sum(c.passed for c in checks)
-    raw_total = sum(r["raw"] for r in reconciliation.values())
-    q_total = sum(r["quarantined"] for r in reconciliation.values())
+    labels = labels_of(predicted, "verdict")
+    paired = pair_labels(labels, golden, "event_id", "verdict", quarantined_ids(quarantine), "격리된 이벤트라 판정하지 않았습니다")
     criteria = config.report
+    # Without judged labels there is no agreement to report.
+    golden_metrics = [
+        agreement_metric("규칙 판정이 제품 담당자 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트", paired, criteria.verdict_agreement_min),
+        *flag_metrics(paired, _tried, criteria.retry_agreement_min,
+                      ("다시 시도 여부 일치", "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트"),
+                      ("라벨의 다시 시도를 규칙도 잡았나", "규칙도 one_shot이 아닌 이벤트 / 라벨이 one_shot이 아닌 이벤트"),
+                      ("규칙이 잡은 다시 시도가 라벨과 맞나", "라벨도 one_shot이 아닌 이벤트 / 규칙이 one_shot이 아니라고 본 이벤트")),
+    ] if paired.pairs else []
     metrics = [
-        threshold_metric("판정 일치", "규칙 판정이 제품 담당자 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트", Ratio(same, len(pairs)),
-                         criteria.verdict_agreement_min, "규칙 · 합성 라벨"),
-        threshold_metric("다시 시도 여부 일치", "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트",
-                         Ratio(retry_same, len(pairs)), criteria.retry_agreement_min, "규칙 · 합성 라벨"),
-        record_metric("라벨의 다시 시도를 규칙도 잡았나", "규칙도 one_shot이 아닌 이벤트 / 라벨이 one_shot이 아닌 이벤트",
-                      Ratio(sum(tried(b) for b in gold_retry), len(gold_retry)), "규칙 · 합성 라벨"),
-        record_metric("규칙이 잡은 다시 시도가 라벨과 맞나", "라벨도 one_shot이 아닌 이벤트 / 규칙이 one_shot이 아니라고 본 이벤트",
-                      Ratio(sum(tried(a) for a in pred_retry), len(pred_retry)), "규칙 · 합성 라벨"),
-        threshold_metric("자동 검증 통과", "통과한 검증 / 자동 검증", Ratio(passed, len(checks)), 1.0, "코드",
-                         "판정 재계산과 출력 스키마 포함"),
-        record_metric("격리된 행", "격리된 행 / 원본 행(두 데이터셋)", Ratio(q_total, raw_total), "데이터",
-                      "원본 = 정규화 + 격리가 데이터셋마다 맞는지 아래 표에 있습니다"),
+        *golden_metrics,
+        checks_metric(checks),
+        quarantine_metric(reconciliation, "두", RECONCILIATION_NOTE),
         person_metric("접점마다 평소 겹침(기준선)이 알맞은가", "아래 기준선 스윕을 보고 제품 담당자가 정합니다"),
         person_metric("세션 경계가 실제 사용 흐름과 맞나", "세션을 몇 개 골라 사람이 따라가 봅니다"),
     ]
-    wrong = [WrongCase("판정 일치", i, a, b, diverging_step(a, b), predicted[i].get("reason", "")) for i, a, b in pairs if a != b]
-    counts = Counter(label(r.get("verdict")) for r in predicted.values())
     steps = sweep(list(predicted.values()), config.factors)
-    mismatches = mismatch_counts(pairs)
+    mismatches = mismatch_counts(paired.pairs)
     sections = [("기준선 스윕", render_sweep(steps))]
-    if pairs:
+    if paired.pairs:
         sections.insert(0, ("판정별 어긋남", render_mismatches(mismatches)))
-    return RetryReport(
-        domain="retry",
-        scope=scope,
-        title="retry 골든 일치 리포트 (합성 데이터 기준)",
-        metrics=metrics if pairs else metrics[4:],
-        labels=list(V.ORDER),
-        gold=gold,
-        predicted=pred,
-        wrong_cases=wrong,
-        checks=checks,
-        verdict_counts={v: counts.get(v, 0) for v in V.ORDER},
-        quarantine=quarantine,
-        reconciliation=reconciliation,
-        golden_not_judged=not_judged,
-        extra_sections=sections,
-        honesty=HONESTY,
-        has_golden=bool(pairs),
-        sweep=steps,
-        mismatches=mismatches,
-    )
+    return golden_report("retry", scope, paired, checks, quarantine, reconciliation, HONESTY, RetryReport,
+                         metrics=metrics, labels=list(V.ORDER),
+                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "reason"),
+                         verdict_counts=count_labels(labels.values(), V.ORDER), extra_sections=sections,
+                         sweep=steps, mismatches=mismatches)

@@ -184,6 +184,16 @@ def _read_verdicts(path: Path) -> list:
         raise UsageError(f"{path}: not UTF-8 text") from exc
 
 
+def _load_golden(domain: domains.Domain, path: Path) -> list[dict]:
+    """The golden labels at `path`; a missing or malformed file is a usage error."""
+    if not path.is_file():
+        raise UsageError(f"{path}: golden file not found")
+    try:
+        return domain.load_golden(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def cmd_validate(args) -> int:
     from rules.common.checks import format_results
 
@@ -202,12 +212,7 @@ def cmd_agree(args) -> int:
 
     domain = _domain(args.domain)
     rows = _read_verdicts(args.verdicts)
-    if not args.golden.is_file():
-        raise UsageError(f"{args.golden}: golden file not found")
-    try:
-        golden = domain.load_golden(args.golden)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from exc
+    golden = _load_golden(domain, args.golden)
     checks, quarantine, reconciliation = [], None, {}
     if args.input:
         checks, judged = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
@@ -293,14 +298,7 @@ def cmd_board(args) -> int:
         return EXIT_OK
     sample = args.input is None
     input_dir = SAMPLE_DIR / args.domain if sample else args.input
-    golden = None
-    if args.golden is not None:
-        if not args.golden.is_file():
-            raise UsageError(f"{args.golden}: golden file not found")
-        try:
-            golden = domain.load_golden(args.golden)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
+    golden = None if args.golden is None else _load_golden(domain, args.golden)
     page = _judge_input(domain, board_from_dir, domain, input_dir, golden, sample=sample)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page, encoding="utf-8")

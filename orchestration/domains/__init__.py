@@ -1,8 +1,8 @@
 """What the command line needs of each domain.
 
 Each domain has a module here that wires its pure functions (read and gate a folder, judge,
-check, report) into a `Domain`; the CLI dispatches on the DOMAIN argument. Modules are
-imported only when their domain is used, so a command pays for one domain's imports.
+check, report) into a `Domain` through `wiring`; the CLI dispatches on the DOMAIN argument.
+Modules are imported only when their domain is used, so a command pays for one domain's imports.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from orchestration.domains import Domain, Judged
+from orchestration.domains import Domain
+from orchestration.domains.wiring import wire
 
 
 def domain() -> Domain:
@@ -36,21 +37,11 @@ def domain() -> Domain:
                 raise DatasetError("chat_messages", str(input_dir), f"--day {day!r} is not a date (YYYY-MM-DD)") from None
         norm, view = from_raw(read_input_dir(input_dir), day, config)
         last.update(view=view, config=config)
-        return norm, view, config
+        return norm, Normalised(view, norm.quarantine), config
 
-    def judge_dir(input_dir: Path, day: str | None = None, tags: str = "gold") -> Judged:
-        norm, view, config = load(input_dir, day)
-        return Judged(records(judge(view, config)), norm.quarantine, norm.reconciliation(), Normalised(view, norm.quarantine))
+    def side_tables() -> dict:
+        """Every room of the latest day judged or checked, and the rows that held rooms back, for the report."""
+        return day_tables(last["view"], last["config"]) if "view" in last else {}
 
-    def check_dir(input_dir: Path, rows: list, day: str | None = None):
-        norm, view, config = load(input_dir, day)
-        results = run_checks(Normalised(view, norm.quarantine), rows, config)
-        return results, Judged([], norm.quarantine, norm.reconciliation(), Normalised(view, norm.quarantine))
-
-    def report(rows, golden, checks, quarantine, reconciliation, scope):
-        config = load_config()
-        side = day_tables(last["view"], last["config"]) if "view" in last else {}
-        return build_report(rows, golden, checks=checks, quarantine=quarantine, reconciliation=reconciliation,
-                            config=config, scope=scope, **side)
-
-    return Domain("handoff", judge_dir, check_dir, report, load_golden)
+    return wire("handoff", load, lambda judged, config, tags: judge(judged.tables, config),
+                records, run_checks, load_config, build_report, load_golden, report_tables=side_tables)

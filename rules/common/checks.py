@@ -1,8 +1,17 @@
-"""Automatic verdict checks: results that always say pass or fail, with the failing ids."""
+"""Automatic verdict checks: results that always say pass or fail, with the failing ids.
+
+The findings below walk verdict rows as (id, row) pairs and hold what every domain's checks
+share; a domain supplies its ids, its datasets and its wording.
+"""
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable
+
+from schemas import columns, row_checker
 
 
 @dataclass
@@ -47,11 +56,53 @@ def same_json(a, b) -> bool:
     return a == b
 
 
+def is_int(v) -> bool:
+    """An integer that is not a bool (JSON true is not 1)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_blank(v) -> bool:
+    """A required field left unfilled: null, "", [] or only whitespace."""
+    return v in (None, "", []) or (isinstance(v, str) and not v.strip())
+
+
 def evidence_rows(row) -> list[dict]:
     """The evidence objects of a verdict row as written (anything else is ignored)."""
     if not isinstance(row, dict) or not isinstance(row.get("evidence"), list):
         return []
     return [e for e in row["evidence"] if isinstance(e, dict)]
+
+
+Pairs = Iterable[tuple[str, object]]
+"""Verdict rows with the id each is reported under, as `VerdictRows.ids()` gives them."""
+
+
+def row_findings(pairs: Pairs, problem: Callable[[str, dict], str | None]) -> Findings:
+    """Rows that are JSON objects and for which `problem(id, row)` gives a reason."""
+    f = Findings()
+    for id_, row in pairs:
+        if isinstance(row, dict):
+            why = problem(id_, row)
+            if why:
+                f.fail(id_, why)
+    return f
+
+
+def evidence_findings(pairs: Pairs, problem: Callable[[str, dict, dict], str | None]) -> Findings:
+    """Rows with an evidence object for which `problem(id, row, evidence)` gives a reason."""
+    f = Findings()
+    for id_, row in pairs:
+        for e in evidence_rows(row):
+            why = problem(id_, row, e)
+            if why:
+                f.fail(id_, why)
+    return f
+
+
+def schema_result(pairs: Pairs, domain: str, output: str) -> CheckResult:
+    """The check that every row passes the domain's output JSON Schema."""
+    return schema_findings(pairs, row_checker(domain, output)).result(
+        "schema", f"every row passes the output JSON Schema ({output}.schema.json)")
 
 
 def schema_findings(pairs, check) -> Findings:
@@ -91,6 +142,91 @@ def polite_findings(pairs, fields: tuple[str, ...] = ("summary",), optional: tup
         for name in optional:
             if row.get(name) is not None and not (isinstance(row[name], str) and is_polite(row[name])):
                 f.fail(id_, f"{name} is not polite Korean: {str(row.get(name))[:60]!r}")
+    return f
+
+
+def empty_reason(row: dict, fields: tuple[str, ...]) -> str | None:
+    """'empty: a, b' for the required fields a row leaves blank, None when all are filled."""
+    empty = [k for k in fields if is_blank(row.get(k))]
+    return f"empty: {', '.join(empty)}" if empty else None
+
+
+def filled_findings(pairs: Pairs, key: str, problem: Callable[[dict], str | None],
+                    repeated: Callable[[object, int], str]) -> Findings:
+    """Rows whose required fields have a problem, else whose id `key` stands in more than one row.
+
+    `problem(row)` words what is wrong with the fields, `repeated(value, n)` a repeated id.
+    """
+    pairs = list(pairs)
+    counts = Counter(hashable(r.get(key)) for _, r in pairs if isinstance(r, dict))
+
+    def first(_id: str, row: dict) -> str | None:
+        why = problem(row)
+        if why:
+            return why
+        n = counts[hashable(row.get(key))]
+        return repeated(row.get(key), n) if n > 1 else None
+
+    return row_findings(pairs, first)
+
+
+def dataset_columns(domain: str, datasets: tuple[str, ...]) -> dict[str, set]:
+    """The columns of each input dataset, for checking what evidence cites."""
+    return {d: set(columns(domain, d)) for d in datasets}
+
+
+def column_problem(known: dict[str, set], dataset, field) -> str | None:
+    """A cited dataset that is not an input one, or a field that is not one of its columns."""
+    if dataset not in known:
+        return f"dataset {dataset!r} is not an input dataset"
+    if field not in known[dataset]:
+        return f"{dataset}.{field} is not a column"
+    return None
+
+
+def first_difference(row: dict, expected: dict, same: Callable[[object, object], bool] = operator.eq) -> str | None:
+    """The first field (in `expected`'s order) whose written value is not the re-computed one."""
+    for k, want in expected.items():
+        if not same(row.get(k), want):
+            return f"{k} {row.get(k)!r}, re-computed {want!r}"
+    return None
+
+
+def recompute_findings(
+    pairs: Pairs,
+    expected: dict,
+    mismatch: Callable[[str, dict], str | None],
+    unknown: str,
+    missing: str | Callable[[str], str | None],
+    *,
+    repeated: str | None = None,
+    judged: Callable[[str, dict], bool] | None = None,
+) -> Findings:
+    """Rows naming no judged id or differing from the re-computation, then judged ids without a row.
+
+    `missing` may say per id whether it fails (None: it may go without a row); `repeated`, when
+    given, fails a second row for one id; `judged(id, row)` replaces `id in expected`.
+    """
+    f = Findings()
+    seen = set()
+    for id_, row in pairs:
+        if not isinstance(row, dict):
+            continue
+        if not (judged(id_, row) if judged else id_ in expected):
+            f.fail(id_, unknown)
+            continue
+        if repeated and id_ in seen:
+            f.fail(id_, repeated)
+            continue
+        seen.add(id_)
+        why = mismatch(id_, row)
+        if why:
+            f.fail(id_, why)
+    for id_ in expected:
+        if id_ not in seen:
+            why = missing(id_) if callable(missing) else missing
+            if why:
+                f.fail(id_, why)
     return f
 
 

@@ -8,6 +8,8 @@ from typing import Iterable
 
 import pandas as pd
 
+from schemas import required_columns
+
 RAW_COLUMNS = ["dataset", "file", "line", "text"]
 
 
@@ -86,6 +88,11 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     )
     _require_columns(raw, dataset, name, tuple(required))
     return raw
+
+
+def read_input_dir(input_dir: str | Path, domain: str, datasets: Iterable[str]) -> dict[str, pd.DataFrame]:
+    """Raw lines of each of a domain's datasets in a directory (DatasetError names a bad file)."""
+    return {name: read_raw(dataset_path(input_dir, name), name, required_columns(domain, name)) for name in datasets}
 
 
 def _require_columns(raw: pd.DataFrame, dataset: str, name: str, required: tuple[str, ...]) -> None:

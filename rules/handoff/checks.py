@@ -8,27 +8,31 @@ uses the row-by-row reference, not the engine that produced the rows.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from decimal import Decimal
+from functools import partial
 
 import pandas as pd
 
-from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
+from rules.common.checks import (CheckResult, column_problem, dataset_columns, enum_findings, evidence_findings,
+                                 filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
+                                 row_findings, same_json, schema_result)
 from rules.common.gates import trim
+from rules.common.verdict_rows import VerdictRows
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
 from rules.handoff.reference import FIELDS, Expected, _records, expected_rooms, folded, hours, instant, minutes, same_value
-from schemas import columns, row_checker
+from schemas import columns
 from schemas.handoff import DOMAIN, INPUT_DATASETS, OUTPUT
 
 REQUIRED = ("room_id", "customer_id", "verdict", "ai_after_trigger", "counselor_message_count", "uncited_message_ids",
             "evidence", "summary")
 
 
-class _Context:
+class _Context(VerdictRows):
     def __init__(self, tables: dict[str, pd.DataFrame], rows: list, config: HandoffConfig):
+        super().__init__(rows, "room_id")
         self.config = config
-        self.rows = rows
         self.expected: dict[str, Expected] = expected_rooms(tables, config)
         self.rooms = {r["room_id"]: r for r in _records(tables["rooms"])}
         self.phrases = _records(tables["handoff_phrases"])
@@ -39,11 +43,7 @@ class _Context:
             self.messages[m["room_id"]].append({**m, "at": instant(m["sent_at"], config.timezone)})
         for msgs in self.messages.values():
             msgs.sort(key=lambda m: (m["at"], m["message_id"]))
-
-    def ids(self):
-        for i, r in enumerate(self.rows):
-            ok = isinstance(r, dict) and isinstance(r.get("room_id"), str) and r["room_id"]
-            yield (r["room_id"] if ok else f"line {i + 1}"), r
+        self._related: dict[tuple, dict[str, list[dict]]] = {}
 
     def known(self):
         """Rows naming a judged room of the day (other rooms are reported by the re-computation)."""
@@ -51,10 +51,17 @@ class _Context:
 
     def related(self, room_id: str, row: dict) -> dict[str, list[dict]]:
         """The input rows a verdict on this room may cite, per dataset."""
+        nxt = row.get("next_room_id")
+        key = (room_id, nxt if isinstance(nxt, str) and nxt in self.rooms else None)
+        # Asked once per evidence object: gathered once per room and next room.
+        if key not in self._related:
+            self._related[key] = self._gather(*key)
+        return self._related[key]
+
+    def _gather(self, room_id: str, nxt: str | None) -> dict[str, list[dict]]:
         msgs = list(self.messages[room_id])
         rooms = [self.rooms[room_id]]
-        nxt = row.get("next_room_id")
-        if isinstance(nxt, str) and nxt in self.rooms:
+        if nxt is not None:
             rooms.append(self.rooms[nxt])
             msgs += self.messages.get(nxt, [])
         texts = [folded(m["text"], self.config) for m in self.messages[room_id] if m["sender"] == "customer"]
@@ -77,74 +84,68 @@ def run_checks(norm, rows: list, config: HandoffConfig) -> list[CheckResult]:
 
 
 def output_schema(ctx: _Context) -> CheckResult:
-    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
-        "schema", "every row passes the output JSON Schema (verdict.schema.json)")
+    return schema_result(ctx.ids(), DOMAIN, OUTPUT)
 
 def c01_verdict_enum(ctx: _Context) -> CheckResult:
     return enum_findings(ctx.ids(), "verdict", V.ORDER).result("1.verdict_enum", "verdict is one of the five enum values")
 
 def c02_required(ctx: _Context) -> CheckResult:
-    f = Findings()
-    rooms = Counter(hashable(r.get("room_id")) for r in ctx.rows if isinstance(r, dict))
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        missing = [k for k in REQUIRED if k not in row or row[k] is None]
-        blank = [k for k in ("room_id", "customer_id", "verdict", "summary") if isinstance(row.get(k), str) and not row[k].strip()]
-        if missing or blank:
-            f.fail(id_, f"missing: {', '.join(missing + blank)}")
-        elif row["evidence"] == []:
-            f.fail(id_, "evidence is empty")
-        elif rooms[hashable(row["room_id"])] > 1:
-            f.fail(id_, f"{rooms[hashable(row['room_id'])]} rows for one room")
-    return f.result("2.required_fields", "room_id, customer_id, verdict, ai_after_trigger, counselor_message_count, "
-                                         "uncited_message_ids, evidence, summary are present (one row per room)")
+    return filled_findings(ctx.ids(), "room_id", _required_problem, lambda _id, n: f"{n} rows for one room").result(
+        "2.required_fields", "room_id, customer_id, verdict, ai_after_trigger, counselor_message_count, "
+                             "uncited_message_ids, evidence, summary are present (one row per room)")
+
+
+def _required_problem(row: dict) -> str | None:
+    missing = [k for k in REQUIRED if k not in row or row[k] is None]
+    blank = [k for k in ("room_id", "customer_id", "verdict", "summary") if isinstance(row.get(k), str) and not row[k].strip()]
+    if missing or blank:
+        return f"missing: {', '.join(missing + blank)}"
+    return "evidence is empty" if row["evidence"] == [] else None
 
 
 def c03_ranges(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        for k in ("ai_after_trigger", "counselor_message_count"):
-            if k in row and not (_is_int(row[k]) and row[k] >= 0):
-                f.fail(id_, f"{k} {row[k]!r} is not an integer ≥ 0")
-        for k in ("reply_wait_min", "reentry_hours"):
-            if row.get(k) is not None and not (_is_number(row[k]) and row[k] >= 0):
-                f.fail(id_, f"{k} {row[k]!r} is not a number ≥ 0")
-    return f.result("3.ranges", "ai_after_trigger, counselor_message_count ≥ 0; reply_wait_min, reentry_hours ≥ 0")
+    return row_findings(ctx.ids(), _range_problem).result(
+        "3.ranges", "ai_after_trigger, counselor_message_count ≥ 0; reply_wait_min, reentry_hours ≥ 0")
+
+
+def _range_problem(_id: str, row: dict) -> str | None:
+    for k in ("ai_after_trigger", "counselor_message_count"):
+        if k in row and not (is_int(row[k]) and row[k] >= 0):
+            return f"{k} {row[k]!r} is not an integer ≥ 0"
+    for k in ("reply_wait_min", "reentry_hours"):
+        if row.get(k) is not None and not (_is_number(row[k]) and row[k] >= 0):
+            return f"{k} {row[k]!r} is not a number ≥ 0"
+    return None
 
 
 def c04_durations(ctx: _Context) -> CheckResult:
-    f = Findings()
+    return row_findings(ctx.ids(), lambda _id, row: _wait_problem(ctx, row) or _reentry_problem(ctx, row)).result(
+        "4.durations", "reply_wait_min = first_counselor_at − handoff_at (min); "
+                       "reentry_hours = next room's first sent_at − closed_at (h); both to 0.01")
+
+
+def _wait_problem(ctx: _Context, row: dict) -> str | None:
     tz = ctx.config.timezone
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        handoff, counselor, wait = row.get("handoff_at"), row.get("first_counselor_at"), row.get("reply_wait_min")
-        a, b = _instant(handoff, tz), _instant(counselor, tz)
-        if a is not None and b is not None:
-            expected = minutes(a, b)
-            if not same_value(wait, expected):
-                f.fail(id_, f"reply_wait_min {wait!r}, first_counselor_at − handoff_at is {expected} min")
-        elif wait is not None:
-            f.fail(id_, "reply_wait_min is filled without both handoff_at and first_counselor_at")
-        closed, nxt, reentry = row.get("closed_at"), row.get("next_room_id"), row.get("reentry_hours")
-        c = _instant(closed, tz)
-        if isinstance(nxt, str) and nxt:
-            first = ctx.messages.get(nxt)
-            if not first:
-                f.fail(id_, f"next_room_id {nxt} has no messages in the input")
-            elif c is None:
-                f.fail(id_, "next_room_id is filled without a closed_at")
-            else:
-                expected = hours(c, first[0]["at"])
-                if not same_value(reentry, expected):
-                    f.fail(id_, f"reentry_hours {reentry!r}, {nxt}'s first sent_at − closed_at is {expected} h")
-        elif reentry is not None:
-            f.fail(id_, "reentry_hours is filled without a next_room_id")
-    return f.result("4.durations", "reply_wait_min = first_counselor_at − handoff_at (min); "
-                                   "reentry_hours = next room's first sent_at − closed_at (h); both to 0.01")
+    handoff, counselor, wait = row.get("handoff_at"), row.get("first_counselor_at"), row.get("reply_wait_min")
+    a, b = _instant(handoff, tz), _instant(counselor, tz)
+    if a is not None and b is not None:
+        expected = minutes(a, b)
+        return None if same_value(wait, expected) else f"reply_wait_min {wait!r}, first_counselor_at − handoff_at is {expected} min"
+    return "reply_wait_min is filled without both handoff_at and first_counselor_at" if wait is not None else None
+
+
+def _reentry_problem(ctx: _Context, row: dict) -> str | None:
+    closed, nxt, reentry = row.get("closed_at"), row.get("next_room_id"), row.get("reentry_hours")
+    c = _instant(closed, ctx.config.timezone)
+    if not (isinstance(nxt, str) and nxt):
+        return "reentry_hours is filled without a next_room_id" if reentry is not None else None
+    first = ctx.messages.get(nxt)
+    if not first:
+        return f"next_room_id {nxt} has no messages in the input"
+    if c is None:
+        return "next_room_id is filled without a closed_at"
+    expected = hours(c, first[0]["at"])
+    return None if same_value(reentry, expected) else f"reentry_hours {reentry!r}, {nxt}'s first sent_at − closed_at is {expected} h"
 
 
 def _conditions(ctx: _Context, row: dict) -> list[bool]:
@@ -155,7 +156,7 @@ def _conditions(ctx: _Context, row: dict) -> list[bool]:
     closed_by_ai = room["closed_by"] == "ai" if room else row.get("closed_at") is not None
     return [
         row.get("first_trigger_message_id") is not None and row.get("counselor_message_count") == 0
-        and _is_int(row.get("ai_after_trigger")) and row["ai_after_trigger"] >= 2,
+        and is_int(row.get("ai_after_trigger")) and row["ai_after_trigger"] >= 2,
         isinstance(row.get("uncited_message_ids"), list) and len(row["uncited_message_ids"]) > 0,
         _is_number(reentry) and Decimal(str(reentry)) <= window,
         _is_number(wait) and _is_number(limit) and Decimal(str(wait)) > Decimal(str(limit)),
@@ -171,38 +172,36 @@ def _rule_check(index: int, id_: str, title: str):
     """Checks 5–7: the rule at `index` decides exactly the rows where it is the first to match."""
     target = V.RULE_ORDER[index]
 
+    def problem(ctx: _Context, _room: str, row: dict) -> str | None:
+        first, written = _first_rule(ctx, row), row.get("verdict")
+        if first == index and written != target:
+            return f"rule {index + 1} is the first to match but verdict is {written!r}"
+        if written == target and first != index:
+            return f"verdict {written!r} but the first matching rule is {'none' if first is None else first + 1}"
+        return None
+
     def check(ctx: _Context) -> CheckResult:
-        f = Findings()
-        for room, row in ctx.ids():
-            if not isinstance(row, dict):
-                continue
-            first = _first_rule(ctx, row)
-            written = row.get("verdict")
-            if first == index and written != target:
-                f.fail(room, f"rule {index + 1} is the first to match but verdict is {written!r}")
-            elif written == target and first != index:
-                f.fail(room, f"verdict {written!r} but the first matching rule is {'none' if first is None else first + 1}")
-        return f.result(id_, title)
+        return row_findings(ctx.ids(), partial(problem, ctx)).result(id_, title)
 
     return check
 
 
 def c08_late_or_ai_ended(ctx: _Context) -> CheckResult:
     """Rules 4 and 5, and a listed room that no rule lists."""
-    f = Findings()
-    for room, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        first = _first_rule(ctx, row)
-        written = row.get("verdict")
-        if first is None:
-            f.fail(room, "no rule matches this room, so it should not be listed")
-        elif first >= 3 and written != V.RULE_ORDER[first]:
-            f.fail(room, f"rule {first + 1} is the first to match ({V.RULE_ORDER[first]}) but verdict is {written!r}")
-        elif written in (V.LATE_REPLY, V.AI_ENDED) and first != V.RULE_ORDER.index(written):
-            f.fail(room, f"verdict {written!r} but the first matching rule is {first + 1}")
-    return f.result("8.late_or_ai_ended", "otherwise, reply_wait_min > first_reply_min → 넘긴 뒤 상담원 응답이 늦음; "
-                                          "else a room the AI closed → AI 응대로 끝남")
+    return row_findings(ctx.ids(), partial(_late_or_ai_ended_problem, ctx)).result(
+        "8.late_or_ai_ended", "otherwise, reply_wait_min > first_reply_min → 넘긴 뒤 상담원 응답이 늦음; "
+                              "else a room the AI closed → AI 응대로 끝남")
+
+
+def _late_or_ai_ended_problem(ctx: _Context, _room: str, row: dict) -> str | None:
+    first, written = _first_rule(ctx, row), row.get("verdict")
+    if first is None:
+        return "no rule matches this room, so it should not be listed"
+    if first >= 3 and written != V.RULE_ORDER[first]:
+        return f"rule {first + 1} is the first to match ({V.RULE_ORDER[first]}) but verdict is {written!r}"
+    if written in (V.LATE_REPLY, V.AI_ENDED) and first != V.RULE_ORDER.index(written):
+        return f"verdict {written!r} but the first matching rule is {first + 1}"
+    return None
 
 
 c05_kept_answering = _rule_check(0, "5.kept_answering", "trigger, no counselor, ai_after_trigger ≥ 2 → 상담원 요청을 AI가 계속 받음")
@@ -211,61 +210,47 @@ c07_reentry = _rule_check(2, "7.reentry", "otherwise, reentry_hours ≤ 24 → �
 
 
 def c09_evidence_fields(ctx: _Context) -> CheckResult:
-    f = Findings()
-    known = {d: set(columns(DOMAIN, d)) for d in INPUT_DATASETS}
+    known = dataset_columns(DOMAIN, INPUT_DATASETS)
     every = set().union(*known.values())
-    for id_, row in ctx.ids():
-        for e in evidence_rows(row):
-            d, field = hashable(e.get("dataset")), hashable(e.get("field"))
-            if "dataset" in e and d not in known:
-                f.fail(id_, f"dataset {d!r} is not an input dataset")
-            elif "dataset" in e and field not in known[d]:
-                f.fail(id_, f"{d}.{field} is not a column")
-            elif field not in every:
-                f.fail(id_, f"field {field!r} is not a column of chat_messages, rooms, handoff_phrases or help_articles")
-    return f.result("9.evidence_fields", "every evidence field is a column of one of the four datasets")
+
+    def problem(_id: str, _row: dict, e: dict) -> str | None:
+        d, field = hashable(e.get("dataset")), hashable(e.get("field"))
+        # Evidence may leave out its dataset: the field is then a column of any of the four.
+        if "dataset" in e:
+            return column_problem(known, d, field)
+        if field not in every:
+            return f"field {field!r} is not a column of chat_messages, rooms, handoff_phrases or help_articles"
+        return None
+
+    return evidence_findings(ctx.ids(), problem).result(
+        "9.evidence_fields", "every evidence field is a column of one of the four datasets")
 
 
 def c10_evidence_values(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known():
-        related = ctx.related(id_, row)
-        for e in evidence_rows(row):
-            problem = _evidence_problem(ctx, id_, e, related)
-            if problem:
-                f.fail(id_, problem)
-    return f.result("10.evidence_values", "evidence values equal the cited rows as written; counts carry agg and re-compute")
+    return evidence_findings(ctx.known(), lambda id_, row, e: _evidence_problem(ctx, id_, e, ctx.related(id_, row))).result(
+        "10.evidence_values", "evidence values equal the cited rows as written; counts carry agg and re-compute")
 
 
 def c11_polite(ctx: _Context) -> CheckResult:
     return polite_findings(ctx.ids()).result("11.polite", "summary (and hedge) end in polite Korean")
 
 def recompute(ctx: _Context) -> CheckResult:
-    f = Findings()
-    seen = set()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        exp = ctx.expected.get(id_)
-        if exp is None:
-            f.fail(id_, "no room of the judged day has this room_id")
-            continue
-        seen.add(id_)
-        if exp.status != V.LISTED:
-            f.fail(id_, {V.HELD_STATUS: "the room is held (판정 보류), not judged",
-                         V.UNLISTED: "no rule lists this room", V.OUT_OF_SCOPE: "the room is out of scope"}[exp.status])
-            continue
-        if row.get("verdict") != exp.verdict:
-            f.fail(id_, f"verdict {row.get('verdict')!r}, re-computed {exp.verdict!r}")
-            continue
-        for k in FIELDS:
-            if not same_value(row.get(k), exp.fields[k]):
-                f.fail(id_, f"{k} {row.get(k)!r}, re-computed {exp.fields[k]!r}")
-                break
-    for room, exp in ctx.expected.items():
-        if exp.status == V.LISTED and room not in seen:
-            f.fail(room, f"listed room ({exp.verdict}) has no verdict row")
-    return f.result("recompute", "every verdict and field re-computed from the input rows (one row per listed room, none for others)")
+    return recompute_findings(
+        ctx.ids(), ctx.expected, partial(_recompute_problem, ctx),
+        unknown="no room of the judged day has this room_id",
+        missing=lambda room: f"listed room ({ctx.expected[room].verdict}) has no verdict row"
+        if ctx.expected[room].status == V.LISTED else None,
+    ).result("recompute", "every verdict and field re-computed from the input rows (one row per listed room, none for others)")
+
+
+def _recompute_problem(ctx: _Context, room: str, row: dict) -> str | None:
+    exp = ctx.expected[room]
+    if exp.status != V.LISTED:
+        return {V.HELD_STATUS: "the room is held (판정 보류), not judged",
+                V.UNLISTED: "no rule lists this room", V.OUT_OF_SCOPE: "the room is out of scope"}[exp.status]
+    if row.get("verdict") != exp.verdict:
+        return f"verdict {row.get('verdict')!r}, re-computed {exp.verdict!r}"
+    return first_difference(row, {k: exp.fields[k] for k in FIELDS}, same_value)
 
 
 CHECKS = (output_schema, c01_verdict_enum, c02_required, c03_ranges, c04_durations, c05_kept_answering, c06_uncited,
@@ -273,10 +258,6 @@ CHECKS = (output_schema, c01_verdict_enum, c02_required, c03_ranges, c04_duratio
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _is_number(v) -> bool:

@@ -6,40 +6,24 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-from rules.common.config import load_yaml_config
+from rules.common.config import DomainConfig, ReportCriteria, Strict, load_yaml_config
 
 DEFAULT_PATH = Path(__file__).with_name("config.yaml")
 
 
-class PhraseMatching(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PhraseMatching(Strict):
     remove_whitespace: bool = True
     unicode_form: Literal["NFC", "none"] = "NFC"
     ignore_case: bool = False
 
 
-class ReportCriteria(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    verdict_agreement_min: float = Field(0.9, ge=0, le=1)
-
-
-class HandoffConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    timezone: str = "Asia/Seoul"
+class HandoffConfig(DomainConfig):
     reentry_window_hours: Decimal = Field(Decimal(24), gt=0)
     phrase_matching: PhraseMatching = PhraseMatching()
     report: ReportCriteria = ReportCriteria()
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, v: str) -> str:
-        ZoneInfo(v)  # raises for an unknown zone
-        return v
 
     @field_validator("reentry_window_hours", mode="before")
     @classmethod

@@ -19,6 +19,7 @@ from decimal import Decimal
 import pandas as pd
 
 from rules.common import evidence
+from rules.common.explain import per_verdict
 from rules.common.gates import trim
 from rules.common.korean import inline, josa
 from rules.handoff import verdicts as V
@@ -41,15 +42,14 @@ def explain(f: pd.DataFrame, config: HandoffConfig) -> tuple[list, list, list]:
         V.LATE_REPLY: _late,
         V.AI_ENDED: _ai_ended,
     }
-    cited, summaries, hedges = [], [], []
-    for r in evidence.plain_records(f):
-        e, s, h = build[r["verdict"]](r, config)
-        if r.get("provisional"):
-            h = f"{h} {PROVISIONAL_HEDGE}" if h else PROVISIONAL_HEDGE
-        cited.append(evidence.dedupe(e))
-        summaries.append(s)
-        hedges.append(h)
-    return cited, summaries, hedges
+    return per_verdict(f, "verdict", build, config, hedge=_provisional)
+
+
+def _provisional(r: dict, hedge: str | None) -> str | None:
+    """A room judged before the next day's data arrives says in its hedge that re-entry is provisional."""
+    if not r.get("provisional"):
+        return hedge
+    return f"{hedge} {PROVISIONAL_HEDGE}" if hedge else PROVISIONAL_HEDGE
 
 
 # -- wording helpers ------------------------------------------------------------------------------

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import gates, timestamps
-from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, int_or_none, trim
-from rules.common.jsonl import dataset_path, read_raw
+from rules.common import gates, jsonl, storage, timestamps
+from rules.common.gates import BAD_TIMESTAMP, Screen, gathered, int_or_none, trim
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
-from schemas import columns, required_columns, row_checker
+from schemas import columns, row_checker
 from schemas.handoff import DOMAIN, INPUT_DATASETS
 
 EMPTY_ROOM_ID = "empty_room_id"
@@ -48,7 +47,7 @@ class Normalised(gates.Normalised):
 
 def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
-    return {name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS}
+    return jsonl.read_input_dir(input_dir, DOMAIN, INPUT_DATASETS)
 
 
 def _blank(v: object) -> bool:
@@ -127,29 +126,17 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
     m["sent_at_ns"] = pd.array([s.ns for s in stamps[m.index]], dtype="int64")
 
     screens = {"chat_messages": msg_s, "rooms": rooms_s, "handoff_phrases": phrase_s, "help_articles": article_s}
-    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
-    return Normalised(
-        tables={name: _accepted(screens[name]) for name in INPUT_DATASETS},
-        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
-        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
-    )
+    return gathered(screens, INPUT_DATASETS, Normalised, _accepted)
 
 
 def stored_columns(dataset: str) -> list[str]:
     """The columns kept when a normalised table is stored; instants are re-derived on load."""
-    return ["file", "line", *columns(DOMAIN, dataset)]
-
-
-def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
-    for col in frame.columns:
-        if frame[col].dtype == object:
-            frame[col] = frame[col].where(frame[col].notna(), None)
-    return frame
+    return storage.stored_columns(DOMAIN, dataset)
 
 
 def restore(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, pd.DataFrame]:
     """Re-derive exact instants and integer types after a round-trip through storage."""
-    out = {name: _nulls(tables[name].copy()) for name in INPUT_DATASETS}
+    out = {name: storage.nulls_as_none(tables[name].copy()) for name in INPUT_DATASETS}
     m = out["chat_messages"]
     m["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in m["sent_at"]], dtype="int64")
     out["handoff_phrases"]["first_reply_min"] = int_or_none(out["handoff_phrases"]["first_reply_min"])

@@ -8,13 +8,17 @@ re-computation uses the row-by-row reference, not the engine that produced the r
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
-from rules.common.checks import CheckResult, Findings, enum_findings, evidence_rows, hashable, polite_findings, same_json, schema_findings
+from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
+                                 filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
+                                 row_findings, same_json, schema_result)
+from rules.common.gates import Normalised
+from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
-from rules.common.gates import Normalised
 from rules.live_pick.reference import Expected, expected_verdicts
-from schemas import columns, row_checker
+from schemas import columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
 REQUIRED_FILLED = ("pick_id", "msg_id", "verdict", "evidence", "summary")
@@ -25,29 +29,21 @@ MAP_COLUMNS = {("character_sheet", "min_closeness_by_topic")}
 COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec")
 
 
-class _Context:
+class _Context(VerdictRows):
     def __init__(self, norm: Normalised, rows: list, config: LivePickConfig):
+        super().__init__(rows, "msg_id")
         self.config = config
-        self.rows = rows
         self.expected: dict[str, Expected] = expected_verdicts(norm, config)
         self.chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
         self.sheet = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
         self.relation = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
-        self.known = [
-            (self._id(i, r), r)
-            for i, r in enumerate(rows)
-            if isinstance(r, dict) and isinstance(r.get("msg_id"), str) and r["msg_id"] in self.chat
-        ]
+        self.known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and self.names(r, self.chat)]
 
     @staticmethod
-    def _id(i: int, row) -> str:
-        if isinstance(row, dict) and isinstance(row.get("msg_id"), str) and row["msg_id"]:
-            return row["msg_id"]
-        return f"line {i + 1}"
-
-    def ids(self):
-        return ((self._id(i, r), r) for i, r in enumerate(self.rows))
+    def names(row: dict, ids) -> bool:
+        """The row's own msg_id is one of `ids` (a row without one names nothing)."""
+        return isinstance(row.get("msg_id"), str) and row["msg_id"] in ids
 
     def cited_row(self, msg_id: str, dataset: str) -> dict | None:
         line = self.chat[msg_id]
@@ -68,23 +64,14 @@ def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[Che
 
 
 def output_schema(ctx: _Context) -> CheckResult:
-    return schema_findings(ctx.ids(), row_checker(DOMAIN, OUTPUT)).result(
-        "schema", "every row passes the output JSON Schema (pick.schema.json)")
+    return schema_result(ctx.ids(), DOMAIN, OUTPUT)
 
 def c01_verdict_enum(ctx: _Context) -> CheckResult:
     return enum_findings(ctx.ids(), "verdict", V.ORDER).result("1.verdict_enum", "verdict is one of the five enum values")
 
 def c02_required_filled(ctx: _Context) -> CheckResult:
-    f = Findings()
-    pick_ids = Counter(hashable(r.get("pick_id")) for r in ctx.rows if isinstance(r, dict))
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        empty = [k for k in REQUIRED_FILLED if row.get(k) in (None, "", []) or (isinstance(row.get(k), str) and not row[k].strip())]
-        if empty:
-            f.fail(id_, f"empty: {', '.join(empty)}")
-        elif pick_ids[hashable(row["pick_id"])] > 1:
-            f.fail(id_, f"pick_id {row['pick_id']} is not unique")
+    f = filled_findings(ctx.ids(), "pick_id", lambda row: empty_reason(row, REQUIRED_FILLED),
+                        lambda pick_id, _n: f"pick_id {pick_id} is not unique")
     msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str))
     for m, n in msg_ids.items():
         if m and n > 1:
@@ -93,158 +80,156 @@ def c02_required_filled(ctx: _Context) -> CheckResult:
 
 
 def c03_ranges(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        rank, cool = row.get("rank_in_window"), row.get("cooldown_elapsed_sec")
-        if rank is not None and not (_is_int(rank) and rank >= 1):
-            f.fail(id_, f"rank_in_window {rank!r} is not an integer ≥ 1")
-        if cool is not None and not (_is_int(cool) and cool >= 0):
-            f.fail(id_, f"cooldown_elapsed_sec {cool!r} is not an integer ≥ 0")
-    return f.result("3.ranges", "rank_in_window ≥ 1 and cooldown_elapsed_sec ≥ 0")
+    return row_findings(ctx.ids(), _range_problem).result("3.ranges", "rank_in_window ≥ 1 and cooldown_elapsed_sec ≥ 0")
+
+
+def _range_problem(_id: str, row: dict) -> str | None:
+    rank, cool = row.get("rank_in_window"), row.get("cooldown_elapsed_sec")
+    if rank is not None and not (is_int(rank) and rank >= 1):
+        return f"rank_in_window {rank!r} is not an integer ≥ 1"
+    if cool is not None and not (is_int(cool) and cool >= 0):
+        return f"cooldown_elapsed_sec {cool!r} is not an integer ≥ 0"
+    return None
 
 
 def c04_cooldown(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        exp = ctx.expected[id_]
-        if row.get("cooldown_elapsed_sec") != exp.cooldown_elapsed_sec:
-            f.fail(id_, f"cooldown_elapsed_sec {row.get('cooldown_elapsed_sec')!r}, re-computed {exp.cooldown_elapsed_sec!r}")
-            continue
-        line, sheet = ctx.chat[id_], ctx.cited_row(id_, "character_sheet")
-        viewer = ctx.cited_row(id_, "viewer_relation")
-        answered = set(viewer["answered_topics"]) if viewer else set()
-        inside = exp.cooldown_elapsed_sec is not None and exp.cooldown_elapsed_sec < sheet["reply_cooldown_sec"]
-        hit = inside and bool(answered.intersection(line["topic_tags"] or []))
-        if hit and exp.verdict != V.OUT_OF_WORLD and row.get("verdict") != V.JUST_ANSWERED:
-            f.fail(id_, f"inside the cooldown on an answered topic but verdict is {row.get('verdict')!r}")
-        if not hit and row.get("verdict") == V.JUST_ANSWERED:
-            f.fail(id_, "방금 답한 주제 without an answered topic inside the cooldown")
-    return f.result("4.cooldown", "cooldown_elapsed_sec = sent_at − last_replied_at; inside it on an answered topic → 방금 답한 주제")
+    return row_findings(ctx.known, partial(_cooldown_problem, ctx)).result(
+        "4.cooldown", "cooldown_elapsed_sec = sent_at − last_replied_at; inside it on an answered topic → 방금 답한 주제")
+
+
+def _cooldown_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    exp = ctx.expected[id_]
+    if row.get("cooldown_elapsed_sec") != exp.cooldown_elapsed_sec:
+        return f"cooldown_elapsed_sec {row.get('cooldown_elapsed_sec')!r}, re-computed {exp.cooldown_elapsed_sec!r}"
+    line, sheet = ctx.chat[id_], ctx.cited_row(id_, "character_sheet")
+    viewer = ctx.cited_row(id_, "viewer_relation")
+    answered = set(viewer["answered_topics"]) if viewer else set()
+    inside = exp.cooldown_elapsed_sec is not None and exp.cooldown_elapsed_sec < sheet["reply_cooldown_sec"]
+    hit = inside and bool(answered.intersection(line["topic_tags"] or []))
+    if hit and exp.verdict != V.OUT_OF_WORLD and row.get("verdict") != V.JUST_ANSWERED:
+        return f"inside the cooldown on an answered topic but verdict is {row.get('verdict')!r}"
+    if not hit and row.get("verdict") == V.JUST_ANSWERED:
+        return "방금 답한 주제 without an answered topic inside the cooldown"
+    return None
 
 
 def c05_rank(ctx: _Context) -> CheckResult:
-    f = Findings()
+    return row_findings(ctx.known, partial(_rank_problem, ctx)).result(
+        "5.rank", "rank re-computed per character and 30-second window; ranks 1–3 answered now, 4+ deferred")
+
+
+def _rank_problem(ctx: _Context, id_: str, row: dict) -> str | None:
     n = ctx.config.picks_per_window
-    for id_, row in ctx.known:
-        exp, rank, verdict = ctx.expected[id_], row.get("rank_in_window"), row.get("verdict")
-        if exp.verdict in V.RANKED and rank != exp.rank_in_window:
-            f.fail(id_, f"rank {rank!r}, re-ranked {exp.rank_in_window} in {exp.character_id} window {exp.window_start}")
-        elif _is_int(rank) and verdict == V.PICK and rank > n:
-            f.fail(id_, f"rank {rank} is past {n} but verdict is 지금 답변할 질문")
-        elif _is_int(rank) and verdict == V.DEFERRED and rank <= n:
-            f.fail(id_, f"rank {rank} is within {n} but verdict is 다음 차례로 미룸")
-    return f.result("5.rank", "rank re-computed per character and 30-second window; ranks 1–3 answered now, 4+ deferred")
+    exp, rank, verdict = ctx.expected[id_], row.get("rank_in_window"), row.get("verdict")
+    if exp.verdict in V.RANKED and rank != exp.rank_in_window:
+        return f"rank {rank!r}, re-ranked {exp.rank_in_window} in {exp.character_id} window {exp.window_start}"
+    if is_int(rank) and verdict == V.PICK and rank > n:
+        return f"rank {rank} is past {n} but verdict is 지금 답변할 질문"
+    if is_int(rank) and verdict == V.DEFERRED and rank <= n:
+        return f"rank {rank} is within {n} but verdict is 다음 차례로 미룸"
+    return None
 
 
 def c06_evidence_fields(ctx: _Context) -> CheckResult:
-    f = Findings()
-    known = {d: set(columns(DOMAIN, d)) for d in INPUT_DATASETS}
-    for id_, row in ctx.ids():
-        for e in evidence_rows(row):
-            d, field = hashable(e.get("dataset")), hashable(e.get("field"))
-            if d not in known:
-                f.fail(id_, f"dataset {d!r} is not an input dataset")
-            elif field not in known[d]:
-                f.fail(id_, f"{d}.{field} is not a column")
-    return f.result("6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
+    known = dataset_columns(DOMAIN, INPUT_DATASETS)
+    return evidence_findings(
+        ctx.ids(), lambda _id, _row, e: column_problem(known, hashable(e.get("dataset")), hashable(e.get("field")))
+    ).result("6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
 
 
 def c07_evidence_values(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        exp = ctx.expected[id_]
-        for e in evidence_rows(row):
-            problem = _evidence_problem(ctx, id_, exp, e)
-            if problem:
-                f.fail(id_, problem)
-    return f.result("7.evidence_values", "evidence values equal the cited rows; agg values re-compute")
+    return evidence_findings(ctx.known, lambda id_, _row, e: _evidence_problem(ctx, id_, ctx.expected[id_], e)).result(
+        "7.evidence_values", "evidence values equal the cited rows; agg values re-compute")
 
 
 def c08_polite(ctx: _Context) -> CheckResult:
     return polite_findings(ctx.ids()).result("8.polite", "summary (and hedge) are Korean sentences in polite form")
 
 def c09_empty_tags(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        if not ctx.chat[id_]["topic_tags"]:
-            if row.get("verdict") != V.OUT_OF_WORLD:
-                f.fail(id_, f"no topic_tags but verdict is {row.get('verdict')!r}")
-            elif row.get("rank_in_window") is not None:
-                f.fail(id_, "no topic_tags but rank_in_window is filled")
-    return f.result("9.empty_tags", "lines without topic_tags are 세계관 밖이라 넘김 with no rank")
+    return row_findings(ctx.known, partial(_empty_tags_problem, ctx)).result(
+        "9.empty_tags", "lines without topic_tags are 세계관 밖이라 넘김 with no rank")
+
+
+def _empty_tags_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    if ctx.chat[id_]["topic_tags"]:
+        return None
+    if row.get("verdict") != V.OUT_OF_WORLD:
+        return f"no topic_tags but verdict is {row.get('verdict')!r}"
+    if row.get("rank_in_window") is not None:
+        return "no topic_tags but rank_in_window is filled"
+    return None
 
 
 def c10_rule_order(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        exp = ctx.expected[id_]
-        if exp.verdict in V.FILTERS and row.get("verdict") != exp.verdict:
-            f.fail(id_, f"the first matching rule is {exp.verdict}, row says {row.get('verdict')!r}")
-        elif exp.verdict in V.RANKED and row.get("verdict") in V.FILTERS:
-            f.fail(id_, f"no filter matches but verdict is {row.get('verdict')!r}")
-    return f.result("10.rule_order", "rules apply in order (world → just answered → closeness → rank); the first match decides")
+    return row_findings(ctx.known, partial(_rule_order_problem, ctx)).result(
+        "10.rule_order", "rules apply in order (world → just answered → closeness → rank); the first match decides")
+
+
+def _rule_order_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    exp = ctx.expected[id_]
+    if exp.verdict in V.FILTERS and row.get("verdict") != exp.verdict:
+        return f"the first matching rule is {exp.verdict}, row says {row.get('verdict')!r}"
+    if exp.verdict in V.RANKED and row.get("verdict") in V.FILTERS:
+        return f"no filter matches but verdict is {row.get('verdict')!r}"
+    return None
 
 
 def c11_closeness(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        exp, line = ctx.expected[id_], ctx.chat[id_]
-        viewer = ctx.cited_row(id_, "viewer_relation")
-        level = viewer["closeness_level"] if viewer else ctx.config.first_time_viewer.closeness_level
-        if exp.verdict not in (V.OUT_OF_WORLD, V.JUST_ANSWERED):
-            below = level < exp.required_closeness
-            if below != (row.get("verdict") == V.BELOW_CLOSENESS):
-                f.fail(id_, f"closeness {level} vs required {exp.required_closeness} for {line['character_id']}, verdict {row.get('verdict')!r}")
-    return f.result("11.closeness", "closeness compared with the line's topics' minimum in its own character's sheet")
+    return row_findings(ctx.known, partial(_closeness_problem, ctx)).result(
+        "11.closeness", "closeness compared with the line's topics' minimum in its own character's sheet")
+
+
+def _closeness_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    exp, line = ctx.expected[id_], ctx.chat[id_]
+    viewer = ctx.cited_row(id_, "viewer_relation")
+    level = viewer["closeness_level"] if viewer else ctx.config.first_time_viewer.closeness_level
+    if exp.verdict in (V.OUT_OF_WORLD, V.JUST_ANSWERED):
+        return None
+    if (level < exp.required_closeness) != (row.get("verdict") == V.BELOW_CLOSENESS):
+        return f"closeness {level} vs required {exp.required_closeness} for {line['character_id']}, verdict {row.get('verdict')!r}"
+    return None
 
 
 def c12_vocabulary(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        line = ctx.chat[id_]
-        sheet = ctx.cited_row(id_, "character_sheet")
-        vocab = set(sheet["world_topic_tags"]) | set(sheet["banned_tags"])
-        outside = [t for t in line["topic_tags"] or [] if t not in vocab]
-        if outside and row.get("verdict") != V.OUT_OF_WORLD:
-            f.fail(id_, f"tag {outside[0]!r} is outside {line['character_id']}'s vocabulary but verdict is {row.get('verdict')!r}")
-    return f.result("12.vocabulary", "a tag outside the character's vocabulary (world ∪ banned) sends the line out of world")
+    return row_findings(ctx.known, partial(_vocabulary_problem, ctx)).result(
+        "12.vocabulary", "a tag outside the character's vocabulary (world ∪ banned) sends the line out of world")
+
+
+def _vocabulary_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    line = ctx.chat[id_]
+    sheet = ctx.cited_row(id_, "character_sheet")
+    vocab = set(sheet["world_topic_tags"]) | set(sheet["banned_tags"])
+    outside = [t for t in line["topic_tags"] or [] if t not in vocab]
+    if outside and row.get("verdict") != V.OUT_OF_WORLD:
+        return f"tag {outside[0]!r} is outside {line['character_id']}'s vocabulary but verdict is {row.get('verdict')!r}"
+    return None
 
 
 def c13_filled_when(ctx: _Context) -> CheckResult:
-    f = Findings()
-    for id_, row in ctx.known:
-        viewer = ctx.cited_row(id_, "viewer_relation")
-        has_last = bool(viewer and viewer["last_replied_at"] is not None)
-        if has_last != (row.get("cooldown_elapsed_sec") is not None):
-            f.fail(id_, "cooldown_elapsed_sec must be filled exactly when last_replied_at exists")
-        elif row.get("verdict") in V.FILTERS and row.get("rank_in_window") is not None:
-            f.fail(id_, "a filtered line has a rank_in_window")
-        elif row.get("verdict") in V.RANKED and row.get("rank_in_window") is None:
-            f.fail(id_, "a ranked verdict without rank_in_window")
-    return f.result("13.filled_when", "cooldown filled whenever last_replied_at exists; rank only on ranked lines")
+    return row_findings(ctx.known, partial(_filled_when_problem, ctx)).result(
+        "13.filled_when", "cooldown filled whenever last_replied_at exists; rank only on ranked lines")
+
+
+def _filled_when_problem(ctx: _Context, id_: str, row: dict) -> str | None:
+    viewer = ctx.cited_row(id_, "viewer_relation")
+    has_last = bool(viewer and viewer["last_replied_at"] is not None)
+    if has_last != (row.get("cooldown_elapsed_sec") is not None):
+        return "cooldown_elapsed_sec must be filled exactly when last_replied_at exists"
+    if row.get("verdict") in V.FILTERS and row.get("rank_in_window") is not None:
+        return "a filtered line has a rank_in_window"
+    if row.get("verdict") in V.RANKED and row.get("rank_in_window") is None:
+        return "a ranked verdict without rank_in_window"
+    return None
 
 
 def recompute(ctx: _Context) -> CheckResult:
-    f = Findings()
-    seen = set()
-    for id_, row in ctx.ids():
-        if not isinstance(row, dict):
-            continue
-        if not isinstance(row.get("msg_id"), str) or row["msg_id"] not in ctx.expected:
-            f.fail(id_, "no judged input line has this msg_id (unknown or quarantined)")
-            continue
-        seen.add(id_)
-        exp = ctx.expected[id_]
-        for k in COMPARED:
-            if row.get(k) != getattr(exp, k):
-                f.fail(id_, f"{k} {row.get(k)!r}, re-computed {getattr(exp, k)!r}")
-                break
-    for m in ctx.expected:
-        if m not in seen:
-            f.fail(m, "judged input line has no verdict row")
-    return f.result("recompute", "every verdict re-computed from the input rows (one row per judged line, fields equal)")
+    return recompute_findings(
+        ctx.ids(), ctx.expected,
+        lambda id_, row: first_difference(row, {k: getattr(ctx.expected[id_], k) for k in COMPARED}),
+        unknown="no judged input line has this msg_id (unknown or quarantined)",
+        missing="judged input line has no verdict row",
+        judged=lambda _id, row: ctx.names(row, ctx.expected),
+    ).result("recompute", "every verdict re-computed from the input rows (one row per judged line, fields equal)")
 
 
 CHECKS = (
@@ -267,16 +252,6 @@ CHECKS = (
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-
-
-
-
 
 
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:

@@ -4,41 +4,29 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
-from rules.common.config import load_yaml_config
+from rules.common import config as common
+from rules.common.config import DomainConfig, Strict, load_yaml_config
 
 DEFAULT_PATH = Path(__file__).with_name("config.yaml")
 
 
-class FirstTimeViewer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FirstTimeViewer(Strict):
     closeness_level: int = Field(0, ge=0, le=5)
 
 
-class ReportCriteria(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    verdict_agreement_min: float = Field(0.9, ge=0, le=1)
+class ReportCriteria(common.ReportCriteria):
     pick_agreement_min: float = Field(0.9, ge=0, le=1)
 
 
-class LivePickConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    timezone: str = "Asia/Seoul"
+class LivePickConfig(DomainConfig):
     window_seconds: int = Field(30, gt=0, le=3600)
     picks_per_window: int = Field(3, ge=1)
     missing_topic_min_closeness: float = Field(0, ge=0)
     first_time_viewer: FirstTimeViewer = FirstTimeViewer()
     report: ReportCriteria = ReportCriteria()
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, v: str) -> str:
-        ZoneInfo(v)  # raises for an unknown zone
-        return v
 
 
 @lru_cache(maxsize=None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
+from rules.common.explain import per_verdict
 from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -29,7 +30,6 @@ def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
 
 
 def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
-    cited, summaries, hedges = [], [], []
     build = {
         V.OUT_OF_WORLD: _out_of_world,
         V.JUST_ANSWERED: _just_answered,
@@ -37,12 +37,7 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
         V.PICK: _ranked,
         V.DEFERRED: _ranked,
     }
-    for r in evidence.plain_records(f):
-        e, s, h = build[r["verdict"]](r, config)
-        cited.append(e)
-        summaries.append(s)
-        hedges.append(h)
-    return cited, summaries, hedges
+    return per_verdict(f, "verdict", build, config)
 
 
 # -- shared pieces ----------------------------------------------------------------------
@@ -110,7 +105,7 @@ def _out_of_world(r: dict, config: LivePickConfig):
             "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
         )
     e += _elapsed_evidence(r)
-    return evidence.dedupe(e), s, hedge
+    return e, s, hedge
 
 
 def _just_answered(r: dict, config: LivePickConfig):
@@ -145,7 +140,7 @@ def _below_closeness(r: dict, config: LivePickConfig):
     )
     if not r["has_relation"]:
         s += " " + _first_viewer_sentence(r, config)
-    return evidence.dedupe(e), s, CLOSENESS_HEDGE
+    return e, s, CLOSENESS_HEDGE
 
 
 def _ranked(r: dict, config: LivePickConfig):
@@ -187,7 +182,7 @@ def _ranked(r: dict, config: LivePickConfig):
             f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
             f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다."
         )
-    return evidence.dedupe(e), " ".join(parts), hedge
+    return e, " ".join(parts), hedge
 
 
 def _num(v) -> str:

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import gates, timestamps
-from rules.common.gates import BAD_TIMESTAMP, Screen, empty_quarantine, screen, trim
-from rules.common.jsonl import dataset_path, read_raw
+from rules.common import gates, jsonl, storage, timestamps
+from rules.common.gates import BAD_TIMESTAMP, Screen, gathered, screen, trim
 from rules.live_pick.config import LivePickConfig
-from schemas import columns, required_columns, row_checker
+from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS
 
 UNKNOWN_CHARACTER = "unknown_character"
@@ -43,10 +42,7 @@ class Normalised(gates.Normalised):
 
 def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
-    return {
-        name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name))
-        for name in INPUT_DATASETS
-    }
+    return jsonl.read_input_dir(input_dir, DOMAIN, INPUT_DATASETS)
 
 
 def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalised:
@@ -105,17 +101,12 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
     )
 
     screens = {"live_chat": chat_s, "character_sheet": sheet_s, "viewer_relation": rel_s}
-    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
-    return Normalised(
-        tables={name: screens[name].accepted() for name in INPUT_DATASETS},
-        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
-        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
-    )
+    return gathered(screens, INPUT_DATASETS, Normalised)
 
 
 def stored_columns(dataset: str) -> list[str]:
     """The columns kept when a normalised table is stored; derived ones are re-derived on load."""
-    return ["file", "line", *columns(DOMAIN, dataset)]
+    return storage.stored_columns(DOMAIN, dataset)
 
 
 JSON_COLUMNS = ("topic_tags", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "answered_topics")

@@ -5,49 +5,32 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
-from rules.common.config import load_yaml_config
+from rules.common.config import DomainConfig, ReportCriteria, Strict, load_yaml_config
 
 DEFAULT_PATH = Path(__file__).with_name("config.yaml")
 Policy = Literal["conflict", "ignore"]
 
 
-class NullFieldPolicy(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class NullFieldPolicy(Strict):
     age: Policy = "conflict"
     job: Policy = "conflict"
 
 
-class Review(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Review(Strict):
     cue_phrases: list[str] = Field(min_length=1)
     sample_size: int = Field(20, ge=1)
     seed: int = 0
 
 
-class ReportCriteria(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    verdict_agreement_min: float = Field(0.9, ge=0, le=1)
-
-
-class PersonaConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    timezone: str = "Asia/Seoul"
+class PersonaConfig(DomainConfig):
     adult_age: int = Field(20, ge=0, le=120)
     age_restricted_topics: list[str] = ["음주", "흡연"]
     null_field_policy: NullFieldPolicy = NullFieldPolicy()
     review: Review
     report: ReportCriteria = ReportCriteria()
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, v: str) -> str:
-        ZoneInfo(v)
-        return v
 
 
 @lru_cache(maxsize=None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
+from rules.common.explain import per_verdict
 from rules.common.korean import inline, josa
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
@@ -31,13 +32,7 @@ def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
         V.JOB_CONFLICT: _job,
         V.CONSISTENT: _consistent,
     }
-    cited, summaries, hedges = [], [], []
-    for r in evidence.plain_records(f):
-        e, s, h = build[r["persona_code"]](r, config)
-        cited.append(evidence.dedupe(e))
-        summaries.append(s)
-        hedges.append(h)
-    return cited, summaries, hedges
+    return per_verdict(f, "persona_code", build, config)
 
 
 def _unmapped(r, config):

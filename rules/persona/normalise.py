@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import timestamps
-from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, MISSING_ID, Normalised, empty_quarantine, int_or_none, screen, trim
-from rules.common.jsonl import dataset_path, read_raw
+from rules.common import jsonl, storage, timestamps
+from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim
 from rules.persona.config import PersonaConfig
-from schemas import columns, required_columns, row_checker
+from schemas import columns, row_checker
 from schemas.persona import DOMAIN, INPUT_DATASETS
 
 ID_FIELDS = {"profiles": "profile_no", "turns": "turn_no"}
@@ -23,9 +22,8 @@ TIME_FIELDS = {"turns": "created_at"}
 
 
 def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
-    return {
-        name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS
-    }
+    """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
+    return jsonl.read_input_dir(input_dir, DOMAIN, INPUT_DATASETS)
 
 
 def _screen(raw: dict[str, pd.DataFrame], name: str):
@@ -50,24 +48,12 @@ def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised
     t = turn_s.rows
     t["created_at_ns"] = pd.array([s.ns for s in stamps[t.index]], dtype="int64")
 
-    screens = {"profiles": prof_s, "turns": turn_s}
-    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
-    return Normalised(
-        tables={name: screens[name].accepted() for name in INPUT_DATASETS},
-        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
-        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
-    )
+    return gathered({"profiles": prof_s, "turns": turn_s}, INPUT_DATASETS)
 
 
 def stored_columns(dataset: str) -> list[str]:
-    return ["file", "line", *columns(DOMAIN, dataset)]
-
-
-def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
-    for col in frame.columns:
-        if frame[col].dtype == object:
-            frame[col] = frame[col].where(frame[col].notna(), None)
-    return frame
+    """The columns kept when a normalised table is stored; instants are re-derived on load."""
+    return storage.stored_columns(DOMAIN, dataset)
 
 
 def restore_turns(turns: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
@@ -75,13 +61,13 @@ def restore_turns(turns: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
     turns = turns.copy()
     turns["stated_age"] = int_or_none(turns["stated_age"])
     turns["created_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in turns["created_at"]], dtype="int64")
-    return _nulls(turns)
+    return storage.nulls_as_none(turns)
 
 
 def restore(tables: dict[str, pd.DataFrame], config: PersonaConfig) -> dict[str, pd.DataFrame]:
     profiles = tables["profiles"].copy()
     profiles["age"] = int_or_none(profiles["age"])
-    return {"profiles": _nulls(profiles), "turns": restore_turns(tables["turns"], config)}
+    return {"profiles": storage.nulls_as_none(profiles), "turns": restore_turns(tables["turns"], config)}
 
 
 def load_dir(input_dir: str | Path, config: PersonaConfig) -> Normalised:

@@ -5,37 +5,26 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-from rules.common.config import load_yaml_config
+from rules.common import config as common
+from rules.common.config import DomainConfig, load_yaml_config
 
 DEFAULT_PATH = Path(__file__).with_name("config.yaml")
 
 
-class ReportCriteria(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    verdict_agreement_min: float = Field(0.9, ge=0, le=1)
+class ReportCriteria(common.ReportCriteria):
     retry_agreement_min: float = Field(0.9, ge=0, le=1)
 
 
-class RetryConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    timezone: str = "Asia/Seoul"
+class RetryConfig(DomainConfig):
     hop_min_surfaces: int = Field(3, ge=2)
     baseline_without_pairs: float = Field(0, ge=0, le=1)
     display_decimals: int = Field(2, ge=0, le=12)
     sweep_factors: list[str] = Field(default_factory=lambda: ["0.5", "0.75", "1", "1.25", "1.5"], min_length=1)
     reference_pair_limit: int = Field(1_000_000, ge=0)
     report: ReportCriteria = ReportCriteria()
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_zone(cls, v: str) -> str:
-        ZoneInfo(v)  # raises for an unknown zone
-        return v
 
     @field_validator("sweep_factors")
     @classmethod

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import timestamps
-from rules.common.gates import BAD_TIMESTAMP, Normalised, Screen, empty_quarantine, screen, trim
-from rules.common.jsonl import dataset_path, read_raw
+from rules.common import jsonl, storage, timestamps
+from rules.common.gates import BAD_TIMESTAMP, Normalised, Screen, gathered, screen, trim
 from rules.retry import text
 from rules.retry.config import RetryConfig
-from schemas import columns, required_columns, row_checker
+from schemas import columns, row_checker
 from schemas.retry import DOMAIN, INPUT_DATASETS
 
 MISSING_SESSION = "missing_session"
@@ -34,7 +33,7 @@ DERIVED = ("sent_at_ns", "surface_key", "words", "squashed")
 
 def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
     """Raw lines of every dataset in a directory (DatasetError names a bad file)."""
-    return {name: read_raw(dataset_path(input_dir, name), name, required_columns(DOMAIN, name)) for name in INPUT_DATASETS}
+    return jsonl.read_input_dir(input_dir, DOMAIN, INPUT_DATASETS)
 
 
 def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
@@ -76,15 +75,9 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     ev_s.reject(no_words, NO_WORDS, ev.loc[no_words, "input_text"].map(
         lambda t: f"input_text '{t}' has no words once punctuation and symbols are removed"))
 
-    screens = {"interaction_events": ev_s, "surface_catalog": cat_s}
-    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
-    tables = {name: screens[name].accepted() for name in INPUT_DATASETS}
-    tables["interaction_events"] = derive(tables["interaction_events"], config)
-    return Normalised(
-        tables=tables,
-        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
-        raw_counts={name: screens[name].raw_count for name in INPUT_DATASETS},
-    )
+    norm = gathered({"interaction_events": ev_s, "surface_catalog": cat_s}, INPUT_DATASETS)
+    norm.tables["interaction_events"] = derive(norm.tables["interaction_events"], config)
+    return norm
 
 
 def surface_key(raw: object) -> str:
@@ -111,14 +104,7 @@ def derive(events: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
 
 def stored_columns(dataset: str) -> list[str]:
     """The columns kept when a normalised table is stored; derived ones are re-derived on load."""
-    return ["file", "line", *columns(DOMAIN, dataset)]
-
-
-def _nulls(frame: pd.DataFrame) -> pd.DataFrame:
-    for col in frame.columns:
-        if frame[col].dtype == object or frame[col].dtype == float:
-            frame[col] = frame[col].astype(object).where(frame[col].notna(), None)
-    return frame
+    return storage.stored_columns(DOMAIN, dataset)
 
 
 def restore(tables: dict[str, pd.DataFrame], config: RetryConfig) -> dict[str, pd.DataFrame]:
@@ -127,9 +113,10 @@ def restore(tables: dict[str, pd.DataFrame], config: RetryConfig) -> dict[str, p
     Booleans may come back as 0/1 and nullable numbers as NaN; the catalog's
     default_baseline is read as written (an integral value comes back as float).
     """
-    events = _nulls(tables["interaction_events"][[c for c in tables["interaction_events"].columns if c not in DERIVED]].copy())
+    kept = [c for c in tables["interaction_events"].columns if c not in DERIVED]
+    events = storage.nulls_as_none(tables["interaction_events"][kept].copy(), floats=True)
     events["result_shown"] = events["result_shown"].map(lambda v: None if v is None else bool(v)).astype(object)
-    catalog = _nulls(tables["surface_catalog"].copy())
+    catalog = storage.nulls_as_none(tables["surface_catalog"].copy(), floats=True)
     return {"interaction_events": derive(events, config), "surface_catalog": catalog}
 
 

@@ -7,7 +7,6 @@ import json
 import time
 import uuid
 from datetime import datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -26,23 +25,14 @@ from dagster import (
 from assets import handoff
 from assets.common.chain import judged_partitions
 from assets.common.partitions import DAILY
-from assets.common.resources import ReportsResource
-from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from rules.handoff import verdicts as V
-from tests.conftest import FIXTURES, ROOT, SEEDS
+from tests.assets.helpers import oracle_rows, resources_in
+from tests.conftest import ROOT, SEEDS
 
 SEOUL = ZoneInfo("Asia/Seoul")
 UPSTREAM = [a for a in handoff.assets if not set(a.keys) & set(handoff.JUDGED.resolve(handoff.assets))]
 VERDICTS, REPORT = handoff.CHAIN.key("verdicts"), handoff.CHAIN.key("agreement_report")
-
-
-def _resources(tmp_path: Path, raw_root: Path = SEEDS) -> dict:
-    return {
-        "warehouse": WarehouseResource(url=f"sqlite:///{tmp_path / 'wh.sqlite'}"),
-        "raw_files": RawFilesResource(root=str(raw_root)),
-        "reports": ReportsResource(root=str(tmp_path / "reports")),
-    }
 
 
 def _land(res, instance, *days):
@@ -56,8 +46,7 @@ def _judge(res, instance, day):
 
 
 def _expected(day: str) -> dict[str, dict]:
-    rows = [json.loads(l) for l in (FIXTURES / "handoff" / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {r["room_id"]: r for r in rows if r["opened_day"] == day and r["status"] == V.LISTED}
+    return {r["room_id"]: r for r in oracle_rows("handoff") if r["opened_day"] == day and r["status"] == V.LISTED}
 
 
 def _checks(result) -> dict[str, bool]:
@@ -65,7 +54,7 @@ def _checks(result) -> dict[str, bool]:
 
 
 def test_a_day_judged_over_its_neighbours_reproduces_the_oracle(tmp_path):
-    res, instance = _resources(tmp_path), DagsterInstance.ephemeral()
+    res, instance = resources_in(tmp_path), DagsterInstance.ephemeral()
     _land(res, instance, "2026-09-30", "2026-10-01", "2026-10-02")
     result = _judge(res, instance, "2026-10-01")
     assert result.success
@@ -98,7 +87,7 @@ def test_the_newest_judged_day_is_the_one_whose_next_day_is_in():
 
 @pytest.mark.filterwarnings("ignore::dagster_shared.utils.warnings.BetaWarning")  # raised inside the automation tester
 def test_the_newest_day_is_judged_once_its_look_ahead_lands(tmp_path):
-    res, instance = _resources(tmp_path), DagsterInstance.ephemeral()
+    res, instance = resources_in(tmp_path), DagsterInstance.ephemeral()
     defs = Definitions(assets=handoff.assets, resources=res, sensors=[handoff.lookahead_sensor], jobs=[handoff.judge_job])
     _land(res, instance, "2026-09-29", "2026-09-30")
     tick = datetime(2026, 10, 2, 2, 0, tzinfo=SEOUL)  # before the nightly run for 10-01
@@ -111,7 +100,7 @@ def test_the_newest_day_is_judged_once_its_look_ahead_lands(tmp_path):
 
 
 def test_a_missing_next_day_marks_reentry_provisional_until_rerun(tmp_path):
-    res, instance = _resources(tmp_path), DagsterInstance.ephemeral()
+    res, instance = resources_in(tmp_path), DagsterInstance.ephemeral()
     _land(res, instance, "2026-09-30", "2026-10-01")
     result = _judge(res, instance, "2026-10-01")
     assert result.success  # the look-ahead check warns, it does not block
@@ -133,7 +122,7 @@ def test_a_missing_next_day_marks_reentry_provisional_until_rerun(tmp_path):
 
 
 def test_the_nightly_selection_lands_the_look_ahead_without_judging(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     nightly = define_asset_job("nightly", selection=AssetSelection.groups("handoff") - handoff.JUDGED, partitions_def=DAILY,
                                executor_def=in_process_executor)
     defs = Definitions(assets=handoff.assets, jobs=[nightly, handoff.judge_job], sensors=[handoff.lookahead_sensor], resources=res)
@@ -154,7 +143,7 @@ def test_day_folders_are_read_per_day(tmp_path):
         for name in ("rooms", "handoff_phrases", "help_articles"):
             (folder / f"{name}.jsonl").write_bytes((SEEDS / "handoff" / f"{name}.jsonl").read_bytes())
         (folder / "chat_messages.jsonl").write_text("\n".join(l for l in lines if f'"{day}T' in l) + "\n", encoding="utf-8")
-    res, instance = _resources(tmp_path, tmp_path / "raw"), DagsterInstance.ephemeral()
+    res, instance = resources_in(tmp_path, raw_root=tmp_path / "raw"), DagsterInstance.ephemeral()
     _land(res, instance, "2026-09-30", "2026-10-01", "2026-10-02")
     assert _judge(res, instance, "2026-09-30").success
     got = {r["room_id"]: r for r in handoff.CHAIN.records(res["warehouse"].read_partition("handoff_verdicts", "2026-09-30", handoff.CHAIN.verdict_json_columns))}

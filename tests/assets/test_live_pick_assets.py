@@ -3,39 +3,27 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
-from dagster import AssetKey, DagsterInstance, materialize
+from dagster import AssetKey, materialize
 
 from assets import live_pick
-from assets.common.resources import ReportsResource
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
-from tests.conftest import FIXTURES, SEEDS
+from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
+from tests.conftest import SEEDS
 
 DAY1, DAY2 = "2026-09-08", "2026-09-09"
 
 
-def _resources(tmp_path: Path, url: str | None = None, raw_root: Path = SEEDS) -> dict:
-    return {
-        "warehouse": WarehouseResource(url=url or f"sqlite:///{tmp_path / 'wh.sqlite'}"),
-        "raw_files": RawFilesResource(root=str(raw_root)),
-        "reports": ReportsResource(root=str(tmp_path / "reports")),
-    }
-
-
 def _run(resources: dict, day: str, instance=None):
-    return materialize(live_pick.assets, resources=resources, partition_key=day, instance=instance or DagsterInstance.ephemeral())
+    return materialise_day(live_pick.assets, resources, day, instance)
 
 
 def _expected(day: str) -> dict:
-    rows = [json.loads(l) for l in (FIXTURES / "live_pick" / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {r["msg_id"]: r for r in rows if r["window_start"].startswith(day)}
+    return {r["msg_id"]: r for r in oracle_rows("live_pick") if r["window_start"].startswith(day)}
 
 
 def test_partition_reproduces_the_oracle_and_passes_every_check(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     result = _run(res, DAY1)
     assert result.success
     checks = result.get_asset_check_evaluations()
@@ -56,12 +44,7 @@ def test_partition_reproduces_the_oracle_and_passes_every_check(tmp_path):
 
 
 def test_rematerialising_a_partition_replaces_it(tmp_path):
-    res = _resources(tmp_path)
-    instance = DagsterInstance.ephemeral()
-    assert _run(res, DAY1, instance).success
-    assert _run(res, DAY2, instance).success
-    assert _run(res, DAY1, instance).success
-    wh = res["warehouse"]
+    wh = materialise_in_turn(resources_in(tmp_path), _run, (DAY1, DAY2, DAY1))
     for table, day, n in (("live_pick_verdicts", DAY1, 51), ("live_pick_verdicts", DAY2, 29), ("live_pick_quarantine", DAY1, 9)):
         assert wh.count_partition(table, day) == n
     v = wh.read_partition("live_pick_verdicts", DAY1)
@@ -69,7 +52,7 @@ def test_rematerialising_a_partition_replaces_it(tmp_path):
 
 
 def test_quarantine_reconciles_per_dataset(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     assert _run(res, DAY1).success
     wh = res["warehouse"]
     q = wh.read_partition("live_pick_quarantine", DAY1)
@@ -80,7 +63,7 @@ def test_quarantine_reconciles_per_dataset(tmp_path):
 
 
 def test_report_is_written_and_shown_as_markdown(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     result = _run(res, DAY1)
     mats = [m for m in result.get_asset_materialization_events() if m.asset_key == AssetKey(["live_pick", "agreement_report"])]
     md = mats[0].materialization.metadata["report"].value
@@ -93,7 +76,7 @@ def test_report_is_written_and_shown_as_markdown(tmp_path):
 
 
 def test_a_day_without_data_gives_empty_tables_not_a_failure(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     result = _run(res, "2026-11-29")
     assert result.success
     assert res["warehouse"].count_partition("live_pick_verdicts", "2026-11-29") == 0
@@ -109,7 +92,7 @@ def test_day_folders_take_precedence_over_flat_files(tmp_path):
     lines = (SEEDS / "live_pick" / "live_chat.jsonl").read_text(encoding="utf-8").splitlines()
     day_lines = [l for l in lines if '"2026-09-09T' in l][:5]
     (day / "live_chat.jsonl").write_text("\n".join(day_lines) + "\n", encoding="utf-8")
-    res = _resources(tmp_path, raw_root=root)
+    res = resources_in(tmp_path, raw_root=root)
     assert _run(res, DAY2).success
     assert res["warehouse"].count_partition("live_pick_verdicts", DAY2) == 5
 
@@ -120,7 +103,7 @@ def test_a_file_missing_a_required_column_fails_the_raw_asset_naming_it(tmp_path
     for name in ("character_sheet", "viewer_relation"):
         (root / f"{name}.jsonl").write_bytes((SEEDS / "live_pick" / f"{name}.jsonl").read_bytes())
     (root / "live_chat.jsonl").write_text(json.dumps({"msg_id": "M-1", "sent_at": "2026-09-08T21:00:00"}) + "\n", encoding="utf-8")
-    res = _resources(tmp_path, raw_root=tmp_path / "raw")
+    res = resources_in(tmp_path, raw_root=tmp_path / "raw")
     result = materialize(live_pick.assets, resources=res, partition_key=DAY1, raise_on_error=False)
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
@@ -128,7 +111,7 @@ def test_a_file_missing_a_required_column_fails_the_raw_asset_naming_it(tmp_path
 
 
 def test_the_same_assets_run_on_postgresql(tmp_path, postgres_url):
-    res = _resources(tmp_path, url=postgres_url)
+    res = resources_in(tmp_path, url=postgres_url)
     assert _run(res, DAY1).success
     assert _run(res, DAY1).success
     assert res["warehouse"].count_partition("live_pick_verdicts", DAY1) == 51

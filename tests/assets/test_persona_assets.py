@@ -5,7 +5,6 @@ days, then the prompt comparison and the review queue that read every judged day
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from dagster import AssetKey, DagsterInstance, materialize
@@ -13,27 +12,17 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from assets import persona
 from assets.common.resources import ReportsResource
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
 from rules.persona import verdicts as V
-from tests.conftest import FIXTURES, SEEDS
+from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
+from tests.conftest import SEEDS
 
 DAY1, DAY2 = "2026-10-05", "2026-10-06"  # p12 and p13 of CH-002
 COMPARISON = AssetKey(["persona", "prompt_comparison"])
 REVIEW = AssetKey(["persona", "review_queue"])
 
 
-def _resources(tmp_path: Path, raw_root: Path = SEEDS) -> dict:
-    return {
-        "warehouse": WarehouseResource(url=f"sqlite:///{tmp_path / 'wh.sqlite'}"),
-        "raw_files": RawFilesResource(root=str(raw_root)),
-        "reports": ReportsResource(root=str(tmp_path / "reports")),
-    }
-
-
 def _run_day(resources: dict, day: str, instance):
-    return materialize(persona.assets, selection=_daily_keys(), resources=resources, partition_key=day,
-                       instance=instance)
+    return materialise_day(persona.assets, resources, day, instance, selection=_daily_keys())
 
 
 def _daily_keys() -> list[AssetKey]:
@@ -50,14 +39,13 @@ def _expected(day: str) -> dict[str, dict]:
     for line in (SEEDS / "persona" / "turns.jsonl").read_text(encoding="utf-8").splitlines():
         t = json.loads(line)
         days.setdefault(t["turn_no"], t["created_at"][:10])
-    rows = [json.loads(l) for l in (FIXTURES / "persona" / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {r["turn_no"]: r for r in rows if days[r["turn_no"]] == day}
+    return {r["turn_no"]: r for r in oracle_rows("persona") if days[r["turn_no"]] == day}
 
 
 @pytest.fixture(scope="module")
 def two_days(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("persona_assets")
-    res = _resources(tmp)
+    res = resources_in(tmp)
     instance = DagsterInstance.ephemeral()
     results = {day: _run_day(res, day, instance) for day in (DAY1, DAY2)}
     return tmp, res, instance, results
@@ -131,11 +119,7 @@ def test_the_report_is_written(two_days):
 
 
 def test_rematerialising_a_day_replaces_it(tmp_path):
-    res = _resources(tmp_path)
-    instance = DagsterInstance.ephemeral()
-    for day in (DAY1, DAY2, DAY1):
-        assert _run_day(res, day, instance).success
-    wh = res["warehouse"]
+    wh = materialise_in_turn(resources_in(tmp_path), _run_day, (DAY1, DAY2, DAY1))
     for table, day, n in (("persona_verdicts", DAY1, 200), ("persona_verdicts", DAY2, 200), ("persona_turns", DAY1, 200),
                           ("persona_raw_turns", DAY1, 200), ("persona_quarantine", DAY1, 3), ("persona_checks", DAY1, 9)):
         assert wh.count_partition(table, day) == n, (table, day)

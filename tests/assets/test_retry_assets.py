@@ -11,39 +11,27 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, DagsterInstance, Definitions, materialize
+from dagster import AssetKey, Definitions
 
 from assets import retry
-from assets.common.resources import ReportsResource
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
-from tests.conftest import FIXTURES, SEEDS
+from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
 
 DAY1, DAY2 = "2026-09-21", "2026-09-22"
 DAY2_EVENTS = {"EV-1701", "EV-1702"}
 
 
-def _resources(tmp_path: Path, url: str | None = None, raw_root: Path = SEEDS) -> dict:
-    return {
-        "warehouse": WarehouseResource(url=url or f"sqlite:///{tmp_path / 'wh.sqlite'}"),
-        "raw_files": RawFilesResource(root=str(raw_root)),
-        "reports": ReportsResource(root=str(tmp_path / "reports")),
-    }
-
-
 def _run(resources: dict, day: str, instance=None):
-    return materialize(retry.assets, resources=resources, partition_key=day, instance=instance or DagsterInstance.ephemeral())
+    return materialise_day(retry.assets, resources, day, instance)
 
 
 def _expected(day: str) -> dict:
-    rows = [json.loads(line) for line in (FIXTURES / "retry" / "expected.jsonl").read_text(encoding="utf-8").splitlines()]
-    return {r["event_id"]: r for r in rows if (r["event_id"] in DAY2_EVENTS) == (day == DAY2)}
+    return {r["event_id"]: r for r in oracle_rows("retry") if (r["event_id"] in DAY2_EVENTS) == (day == DAY2)}
 
 
 @pytest.fixture(scope="module")
 def day1(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("retry_assets")
-    res = _resources(tmp)
+    res = resources_in(tmp)
     return tmp, res, _run(res, DAY1)
 
 
@@ -89,11 +77,7 @@ def test_report_carries_the_sweep_and_the_golden_agreement(day1):
 
 
 def test_second_day_and_rematerialising_replace_the_partition(tmp_path):
-    res = _resources(tmp_path)
-    instance = DagsterInstance.ephemeral()
-    for day in (DAY2, DAY1, DAY2):
-        assert _run(res, day, instance).success
-    wh = res["warehouse"]
+    wh = materialise_in_turn(resources_in(tmp_path), _run, (DAY2, DAY1, DAY2))
     assert wh.count_partition("retry_verdicts", DAY1) == 39
     rows = retry.CHAIN.records(wh.read_partition("retry_verdicts", DAY2, ("evidence",)))
     assert {r["event_id"]: (r["verdict"], r["surface_baseline"]) for r in rows} == {
@@ -102,13 +86,13 @@ def test_second_day_and_rematerialising_replace_the_partition(tmp_path):
 
 
 def test_a_day_without_events_gives_empty_tables_not_a_failure(tmp_path):
-    res = _resources(tmp_path)
+    res = resources_in(tmp_path)
     assert _run(res, "2026-11-29").success
     assert res["warehouse"].count_partition("retry_verdicts", "2026-11-29") == 0
 
 
 def test_the_chain_loads_in_a_code_location_with_its_checks():
-    defs = Definitions(assets=retry.assets, resources=_resources(Path("/tmp")))
+    defs = Definitions(assets=retry.assets, resources=resources_in(Path("/tmp")))
     graph = defs.get_repository_def().asset_graph
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert {"retry/raw_interaction_events", "retry/interaction_events", "retry/surface_catalog", "retry/quarantine",
@@ -120,7 +104,7 @@ def test_the_chain_loads_in_a_code_location_with_its_checks():
 
 
 def test_the_same_assets_run_on_postgresql(tmp_path, postgres_url):
-    res = _resources(tmp_path, url=postgres_url)
+    res = resources_in(tmp_path, url=postgres_url)
     assert _run(res, DAY1).success
     assert _run(res, DAY1).success
     assert res["warehouse"].count_partition("retry_verdicts", DAY1) == 39

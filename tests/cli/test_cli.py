@@ -6,9 +6,7 @@ console script to prove the entry point works.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import re
 import subprocess
@@ -18,13 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
 from rules.live_pick import verdicts as V
+from tests.cli.helpers import assert_quarantine_matches, copy_sample, domain_paths, drop_column, judge_sample, read_jsonl, run, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "live_pick"
-GOLDEN = SAMPLE / "golden.jsonl"
-FIXTURES = ROOT / "tests" / "fixtures" / "live_pick"
+SAMPLE, GOLDEN, FIXTURES = domain_paths("live_pick")
 DATASETS = ("live_chat", "character_sheet", "viewer_relation")
 CHECK_IDS = [
     "schema", "1.verdict_enum", "2.required_filled", "3.ranges", "4.cooldown", "5.rank", "6.evidence_fields",
@@ -33,39 +28,9 @@ CHECK_IDS = [
 ]
 
 
-def run(*argv) -> tuple[int, str, str]:
-    """main(argv) with stdout and stderr captured; an argparse exit counts as its code."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def copy_sample(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in DATASETS:
-        (dest / f"{name}.jsonl").write_bytes((SAMPLE / f"{name}.jsonl").read_bytes())
-    return dest
-
-
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
-    d = tmp_path_factory.mktemp("judged")
-    out, q = d / "verdicts.jsonl", d / "quarantine.jsonl"
-    code, stdout, stderr = run("judge", "live_pick", "--input", SAMPLE, "--out", out, "--quarantine", q)
-    return {"code": code, "stderr": stderr, "out": out, "q": q, "rows": read_jsonl(out) if out.exists() else []}
+    return judge_sample(tmp_path_factory.mktemp("judged"), "live_pick", SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -106,10 +71,8 @@ def test_judge_rows_carry_every_output_column(judged):
 
 def test_judge_writes_the_quarantined_rows_with_reason_codes(judged):
     q = read_jsonl(judged["q"])
-    expected = read_jsonl(FIXTURES / "expected_quarantine.jsonl")
     assert len(q) == 9
-    key = lambda r: (r["dataset"], r["line"])  # noqa: E731
-    assert sorted(({k: r[k] for k in ("dataset", "line", "id", "reason_code")} for r in q), key=key) == sorted(expected, key=key)
+    assert_quarantine_matches(q, read_jsonl(FIXTURES / "expected_quarantine.jsonl"))
     for r in q:
         assert Path(r["file"]).name == f"{r['dataset']}.jsonl"
         assert isinstance(r["reason"], str) and r["reason"].strip()
@@ -162,7 +125,7 @@ def test_judge_a_day_without_lines_writes_no_rows(tmp_path):
 
 @pytest.mark.parametrize("missing", DATASETS)
 def test_judge_missing_dataset_file_exits_2_naming_the_file(tmp_path, missing):
-    inp = copy_sample(tmp_path / "in")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
     (inp / f"{missing}.jsonl").unlink()
     out = tmp_path / "v.jsonl"
     code, _, stderr = run("judge", "live_pick", "--input", inp, "--out", out)
@@ -175,18 +138,8 @@ def test_judge_missing_dataset_file_exits_2_naming_the_file(tmp_path, missing):
 @pytest.mark.parametrize(("dataset", "column"), [("live_chat", "body"), ("viewer_relation", "closeness_level"),
                                                  ("character_sheet", "reply_cooldown_sec")])
 def test_judge_file_lacking_a_required_column_exits_2_naming_it(tmp_path, dataset, column):
-    inp = copy_sample(tmp_path / "in")
-    path = inp / f"{dataset}.jsonl"
-    lines = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            lines.append(line)
-            continue
-        obj.pop(column, None)
-        lines.append(json.dumps(obj, ensure_ascii=False))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
+    drop_column(inp / f"{dataset}.jsonl", column)
     out = tmp_path / "v.jsonl"
     code, _, stderr = run("judge", "live_pick", "--input", inp, "--out", out)
     assert code == 2
@@ -196,7 +149,7 @@ def test_judge_file_lacking_a_required_column_exits_2_naming_it(tmp_path, datase
 
 
 def test_judge_column_missing_from_some_rows_only_quarantines_them(tmp_path):
-    inp = copy_sample(tmp_path / "in")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
     path = inp / "live_chat.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     obj = json.loads(lines[0])
@@ -213,7 +166,7 @@ def test_judge_column_missing_from_some_rows_only_quarantines_them(tmp_path):
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_judge_non_utf8_file_exits_2(tmp_path, dataset):
-    inp = copy_sample(tmp_path / "in")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
     path = inp / f"{dataset}.jsonl"
     path.write_bytes(path.read_text(encoding="utf-8").encode("cp949", errors="replace"))
     code, _, stderr = run("judge", "live_pick", "--input", inp, "--out", tmp_path / "v.jsonl")
@@ -362,7 +315,7 @@ def test_validate_non_utf8_verdict_file_exits_2(judged, tmp_path):
 
 
 def test_validate_with_a_missing_input_file_exits_2(judged, tmp_path):
-    inp = copy_sample(tmp_path / "in")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
     (inp / "character_sheet.jsonl").unlink()
     code, _, stderr = run("validate", "live_pick", "--input", inp, "--verdicts", judged["out"])
     assert code == 2

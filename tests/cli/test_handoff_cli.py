@@ -6,9 +6,7 @@ code location ships); commands run in-process through `orchestration.cli.main`.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import re
 from pathlib import Path
@@ -16,14 +14,11 @@ from pathlib import Path
 import pytest
 
 import orchestration.domains
-from orchestration.cli import main
 from rules.handoff import verdicts as V
+from tests.cli.helpers import copy_sample, domain_paths, drop_column, read_jsonl, run, write_jsonl
 from tests.fixtures.handoff.oracle import expected_rows
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "handoff"
-GOLDEN = SAMPLE / "golden.jsonl"
-FIXTURES = ROOT / "tests" / "fixtures" / "handoff"
+SAMPLE, GOLDEN, FIXTURES = domain_paths("handoff")
 DATASETS = ("chat_messages", "rooms", "handoff_phrases", "help_articles")
 DAY = "2026-10-01"
 CHECK_IDS = ["schema", "1.verdict_enum", "2.required_fields", "3.ranges", "4.durations", "5.kept_answering", "6.uncited",
@@ -34,32 +29,6 @@ CHECK_IDS = ["schema", "1.verdict_enum", "2.required_fields", "3.ranges", "4.dur
 def registered(monkeypatch):
     if "handoff" not in orchestration.domains.AVAILABLE:
         monkeypatch.setattr(orchestration.domains, "AVAILABLE", (*orchestration.domains.AVAILABLE, "handoff"))
-
-
-def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def copy_sample(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in DATASETS:
-        (dest / f"{name}.jsonl").write_bytes((SAMPLE / f"{name}.jsonl").read_bytes())
-    return dest
 
 
 def expected(day: str | None = None, status: str = V.LISTED) -> dict[str, dict]:
@@ -135,7 +104,7 @@ def test_judge_again_replaces_the_output(tmp_path, day_out):
 
 @pytest.mark.parametrize("missing", DATASETS)
 def test_judge_missing_dataset_exits_2_naming_the_file(tmp_path, missing):
-    inp = copy_sample(tmp_path / "in")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
     (inp / f"{missing}.jsonl").unlink()
     code, _, stderr = run("judge", "handoff", "--input", inp, "--out", tmp_path / "v.jsonl")
     assert code == 2 and f"{missing}.jsonl" in stderr and "not found" in stderr
@@ -144,18 +113,8 @@ def test_judge_missing_dataset_exits_2_naming_the_file(tmp_path, missing):
 @pytest.mark.parametrize(("dataset", "column"), [("chat_messages", "sender"), ("rooms", "customer_id"),
                                                  ("handoff_phrases", "first_reply_min"), ("help_articles", "article_id")])
 def test_judge_file_lacking_a_required_column_exits_2_naming_it(tmp_path, dataset, column):
-    inp = copy_sample(tmp_path / "in")
-    path = inp / f"{dataset}.jsonl"
-    lines = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            lines.append(line)
-            continue
-        obj.pop(column, None)
-        lines.append(json.dumps(obj, ensure_ascii=False))
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    inp = copy_sample(SAMPLE, tmp_path / "in", DATASETS)
+    drop_column(inp / f"{dataset}.jsonl", column)
     code, _, stderr = run("judge", "handoff", "--input", inp, "--out", tmp_path / "v.jsonl")
     assert code == 2 and f"'{column}'" in stderr and f"{dataset}.jsonl" in stderr
 

@@ -5,9 +5,7 @@ Commands run in-process through `orchestration.cli.main`.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import re
 from pathlib import Path
@@ -16,13 +14,10 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from orchestration.cli import main
 from rules.persona import verdicts as V
+from tests.cli.helpers import assert_quarantine_matches, copy_sample, domain_paths, judge_sample, read_jsonl, run, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "persona"
-GOLDEN = SAMPLE / "golden.jsonl"
-FIXTURES = ROOT / "tests" / "fixtures" / "persona"
+SAMPLE, GOLDEN, FIXTURES = domain_paths("persona")
 DATASETS = ("profiles", "turns")
 CHECK_IDS = ["schema", "1.code_enum", "2.required_filled", "3.stated_age", "4.evidence_fields", "5.evidence_values",
              "6.forbidden_topic", "7.polite", "recompute"]
@@ -32,25 +27,6 @@ DELIBERATE = {  # README "Golden labels": rules vs planner, and the step where t
     "TN-9039": (V.CONSISTENT, V.JOB_CONFLICT),
     "TN-9042": (V.FORBIDDEN_TOPIC, V.CONSISTENT),
 }
-
-
-def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def day_of_turn() -> dict[str, str]:
@@ -63,10 +39,7 @@ def day_of_turn() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory):
-    d = tmp_path_factory.mktemp("persona_judged")
-    out, q = d / "verdicts.jsonl", d / "quarantine.jsonl"
-    code, stdout, stderr = run("judge", "persona", "--input", SAMPLE, "--out", out, "--quarantine", q)
-    return {"code": code, "stderr": stderr, "out": out, "q": q, "rows": read_jsonl(out) if out.exists() else []}
+    return judge_sample(tmp_path_factory.mktemp("persona_judged"), "persona", SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -105,9 +78,7 @@ def test_judge_rows_carry_every_output_column(judged):
 
 def test_judge_writes_the_quarantine(judged):
     q = read_jsonl(judged["q"])
-    expected = read_jsonl(FIXTURES / "expected_quarantine.jsonl")
-    key = lambda r: (r["dataset"], r["line"])  # noqa: E731
-    assert sorted(({k: r[k] for k in ("dataset", "line", "id", "reason_code")} for r in q), key=key) == sorted(expected, key=key)
+    assert_quarantine_matches(q, read_jsonl(FIXTURES / "expected_quarantine.jsonl"))
     for r in q:
         assert Path(r["file"]).name == f"{r['dataset']}.jsonl" and r["reason"].strip() and r["raw"].strip()
 
@@ -138,13 +109,13 @@ def test_judge_one_day(tmp_path, expected, day, version, count):
 
 
 def test_judge_a_missing_dataset_exits_2_naming_the_file(tmp_path):
-    (tmp_path / "profiles.jsonl").write_bytes((SAMPLE / "profiles.jsonl").read_bytes())
+    copy_sample(SAMPLE, tmp_path, ["profiles"])
     code, _, stderr = run("judge", "persona", "--input", tmp_path, "--out", tmp_path / "v.jsonl")
     assert code == 2 and "turns.jsonl" in stderr
 
 
 def test_judge_a_file_without_a_required_column_exits_2_naming_file_and_column(tmp_path):
-    (tmp_path / "profiles.jsonl").write_bytes((SAMPLE / "profiles.jsonl").read_bytes())
+    copy_sample(SAMPLE, tmp_path, ["profiles"])
     rows = [{k: v for k, v in json.loads(line).items() if k != "created_at"}
             for line in (SAMPLE / "turns.jsonl").read_text(encoding="utf-8").splitlines()[:5]]
     write_jsonl(tmp_path / "turns.jsonl", rows)

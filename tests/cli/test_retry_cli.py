@@ -6,24 +6,18 @@ domains for these tests only, so they run whether or not it is registered yet.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import io
 import json
 import re
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 import orchestration.domains
-from orchestration.cli import main
 from rules.retry import verdicts as V
+from tests.cli.helpers import assert_quarantine_matches, copy_sample, domain_paths, judge_sample, read_jsonl, run, write_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "retry"
-GOLDEN = SAMPLE / "golden.jsonl"
-FIXTURES = ROOT / "tests" / "fixtures" / "retry"
+SAMPLE, GOLDEN, FIXTURES = domain_paths("retry")
 DATASETS = ("interaction_events", "surface_catalog")
 CHECK_IDS = ["schema", "1.verdict_enum", "2.required_fields", "3.surface_key", "4.baseline", "5.max_overlap",
              "6.ranges", "7.evidence_fields", "8.evidence_values", "9.exact_retry", "10.reworded_retry",
@@ -38,31 +32,9 @@ def retry_available():
         yield
 
 
-def run(*argv) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def write_jsonl(path: Path, rows) -> Path:
-    path.write_text("".join(("null" if r is None else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory, retry_available):
-    d = tmp_path_factory.mktemp("judged")
-    out, q = d / "verdicts.jsonl", d / "quarantine.jsonl"
-    code, _, stderr = run("judge", "retry", "--input", SAMPLE, "--out", out, "--quarantine", q)
-    return {"code": code, "stderr": stderr, "out": out, "q": q, "rows": read_jsonl(out) if out.exists() else []}
+    return judge_sample(tmp_path_factory.mktemp("judged"), "retry", SAMPLE)
 
 
 # -- judge -------------------------------------------------------------------------------------
@@ -101,9 +73,7 @@ def test_judge_reproduces_the_seed_examples(judged):
 
 def test_judge_writes_the_quarantined_rows_with_reason_codes(judged):
     q = read_jsonl(judged["q"])
-    expected = read_jsonl(FIXTURES / "expected_quarantine.jsonl")
-    key = lambda r: (r["dataset"], r["line"])  # noqa: E731
-    assert sorted(({k: r[k] for k in ("dataset", "line", "id", "reason_code")} for r in q), key=key) == sorted(expected, key=key)
+    assert_quarantine_matches(q, read_jsonl(FIXTURES / "expected_quarantine.jsonl"))
     assert all(r["reason"].strip() and r["raw"] for r in q)
 
 
@@ -138,7 +108,7 @@ def test_the_baseline_follows_the_judged_scope(tmp_path):
 
 
 def test_judge_with_a_missing_dataset_or_column_exits_2_naming_it(tmp_path):
-    (tmp_path / "surface_catalog.jsonl").write_bytes((SAMPLE / "surface_catalog.jsonl").read_bytes())
+    copy_sample(SAMPLE, tmp_path, ["surface_catalog"])
     code, _, err = run("judge", "retry", "--input", tmp_path, "--out", tmp_path / "o.jsonl")
     assert code == 2 and "interaction_events.jsonl" in err
     write_jsonl(tmp_path / "interaction_events.jsonl", [{"event_id": "E-1", "session_id": "s", "surface_key_raw": "chat",

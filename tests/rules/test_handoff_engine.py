@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.common.evidence import plain
-from rules.common.jsonl import RAW_COLUMNS
 from rules.common.korean import is_polite
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig, load_config
@@ -28,19 +25,16 @@ from rules.handoff.normalise import load_dir
 from rules.handoff.reference import FIELDS, expected_rooms, same_value
 from rules.handoff.view import from_raw, whole_input
 from schemas import row_checker
+from tests import conftest
 from tests.fixtures.handoff.oracle import expected_rows
+from tests.rules.helpers import raw_frame
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "handoff"
-FIXTURES = ROOT / "tests" / "fixtures" / "handoff"
+SAMPLE = conftest.SEEDS / "handoff"
+FIXTURES = conftest.FIXTURES / "handoff"
 CFG = load_config()
 SEOUL = ZoneInfo("Asia/Seoul")
 
 KEPT, UNCITED, REENTRY, LATE, ENDED = V.KEPT_ANSWERING, V.UNCITED, V.REENTRY, V.LATE_REPLY, V.AI_ENDED
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 # -- builder -------------------------------------------------------------------------------------
@@ -66,14 +60,6 @@ def msg(mid: str, room: str, sender: str, text: str | None, sent_at: str | None,
 
 def room(room_id: str, customer: str = "C-1", closed_by: str | None = "ai") -> dict:
     return {"room_id": room_id, "customer_id": customer, "shop_name": "모아리빙", "closed_by": closed_by}
-
-
-def raw_frame(dataset: str, rows) -> pd.DataFrame:
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {"dataset": dataset, "file": f"{dataset}.jsonl", "line": pd.array(range(1, len(texts) + 1), dtype="int64"), "text": texts},
-        columns=RAW_COLUMNS,
-    )
 
 
 def build(messages, rooms, phrases=PHRASES, articles=ARTICLES, day=None, config: HandoffConfig = CFG):

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from rules.handoff.config import load_config
 from rules.handoff.normalise import load_dir, normalise, restore, stored_columns
 from rules.handoff.view import room_in_raw
-from tests.rules.test_handoff_engine import ARTICLES, PHRASES, at, msg, raw_frame, room
+from tests import conftest
+from tests.rules.helpers import raw_frame, read_jsonl
+from tests.rules.test_handoff_engine import ARTICLES, PHRASES, at, msg, room
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "handoff"
-FIXTURES = ROOT / "tests" / "fixtures" / "handoff"
+SAMPLE = conftest.SEEDS / "handoff"
+FIXTURES = conftest.FIXTURES / "handoff"
 CFG = load_config()
 
 
@@ -27,7 +25,7 @@ def test_sample_quarantine_matches_the_fixture_and_reconciles():
     norm = load_dir(SAMPLE, CFG)
     got = sorted((r["dataset"], int(r["line"]), r["id"], r["reason_code"]) for r in norm.quarantine.to_dict("records"))
     expected = sorted((r["dataset"], r["line"], r["id"], r["reason_code"])
-                      for r in map(json.loads, (FIXTURES / "expected_quarantine.jsonl").read_text(encoding="utf-8").splitlines()))
+                      for r in read_jsonl(FIXTURES / "expected_quarantine.jsonl"))
     assert got == expected
     assert all(r["reconciles"] for r in norm.reconciliation().values())
     assert {k: (v["raw"], v["quarantined"]) for k, v in norm.reconciliation().items()} == {

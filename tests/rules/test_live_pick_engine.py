@@ -12,7 +12,6 @@ import json
 import re
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pandas as pd
@@ -20,19 +19,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.common.jsonl import RAW_COLUMNS
 from rules.common.korean import is_polite
 from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks
 from rules.live_pick.config import LivePickConfig, load_config
-from rules.live_pick.engine import judge, records
-from rules.live_pick.normalise import Normalised, load_dir, normalise
+from rules.live_pick.normalise import Normalised, normalise
 from rules.live_pick.reference import expected_verdicts
 from schemas import validator
+from tests import conftest
+from tests.rules.helpers import judge_live_pick, judged_sample, raw_frame, read_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT / "seeds" / "live_pick"
-FIXTURES = ROOT / "tests" / "fixtures" / "live_pick"
+FIXTURES = conftest.FIXTURES / "live_pick"
 SEOUL = ZoneInfo("Asia/Seoul")
 CFG = load_config()
 
@@ -44,20 +41,6 @@ GOLDEN_FIELDS = (
 
 
 # -- builder -------------------------------------------------------------------------------
-
-
-def raw_frame(dataset: str, rows) -> pd.DataFrame:
-    """A dataset as `read_raw` gives it: one raw JSON line per row, numbered from 1."""
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {
-            "dataset": dataset,
-            "file": f"{dataset}.jsonl",
-            "line": pd.array(range(1, len(texts) + 1), dtype="int64"),
-            "text": texts,
-        },
-        columns=RAW_COLUMNS,
-    )
 
 
 def sheet(character_id="CH-A", name="미아", world=("노래", "게임", "여행"), banned=("정치", "메타발언"),
@@ -113,7 +96,7 @@ def run(chat, sheets=None, relations=(), config: LivePickConfig = CFG, quarantin
     norm = gate(chat, sheets, relations, config)
     if not quarantine_ok:
         assert norm.quarantine.empty, norm.quarantine[["dataset", "line", "reason_code", "reason"]].to_string()
-    rows = records(judge(norm.chat, norm.sheet, norm.relation, config))
+    rows = judge_live_pick(norm, config)
     assert_explained(norm, rows, config)
     return {r["msg_id"]: r for r in rows}
 
@@ -179,19 +162,13 @@ def assert_explained(norm: Normalised, rows: list[dict], config: LivePickConfig 
 
 @pytest.fixture(scope="module")
 def sample():
-    norm = load_dir(SEEDS, CFG)
-    rows = records(judge(norm.chat, norm.sheet, norm.relation, CFG))
-    return norm, rows
-
-
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+    return judged_sample("live_pick")[:2]  # (normalised, rows); the config is CFG
 
 
 def test_sample_reproduces_expected_field_for_field(sample):
     _, rows = sample
     got = {r["msg_id"]: r for r in rows}
-    expected = {e["msg_id"]: e for e in _jsonl(FIXTURES / "expected.jsonl")}
+    expected = {e["msg_id"]: e for e in read_jsonl(FIXTURES / "expected.jsonl")}
     assert len(rows) == len(got) == 80
     assert set(got) == set(expected)
     mismatches = [
@@ -605,7 +582,7 @@ def test_pick_id_uses_the_last_segment_and_the_whole_msg_id_on_a_clash():
 
 def test_empty_chat_gives_no_rows():
     norm = gate([], [sheet()], [viewer("VW-1")])
-    assert records(judge(norm.chat, norm.sheet, norm.relation, CFG)) == []
+    assert judge_live_pick(norm, CFG) == []
 
 
 # -- bad input must not kill the run ----------------------------------------------------------
@@ -645,7 +622,7 @@ def test_summary_stays_polite_with_sentence_punctuation_in_a_tag_or_nickname(
     sheets = [sheet(world=[tag, "노래"], mins={tag: 3, "노래": 0})]
     relations = [viewer("VW-1", closeness=closeness, answered=answered, last="2026-09-08T21:13:50", nickname=nickname)]
     norm = gate([line("MSG-1", "2026-09-08T21:14:00", tags=[tag], viewer_id="VW-1")], sheets, relations)
-    rows = records(judge(norm.chat, norm.sheet, norm.relation, CFG))
+    rows = judge_live_pick(norm, CFG)
     assert rows[0]["verdict"] == verdict
     assert is_polite(rows[0]["summary"]), rows[0]["summary"]
     assert [c.id for c in run_checks(norm, rows, CFG) if not c.passed] == []
@@ -804,7 +781,7 @@ PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 def test_random_tables_engine_agrees_with_reference_and_spec(sc):
     norm = gate(sc["chat"], sc["sheets"], sc["relations"])
     assert norm.quarantine.empty
-    rows = records(judge(norm.chat, norm.sheet, norm.relation, CFG))
+    rows = judge_live_pick(norm, CFG)
     got = {r["msg_id"]: r for r in rows}
     assert len(rows) == len(got) == len(sc["chat"])
 
@@ -831,7 +808,7 @@ def test_random_tables_engine_agrees_with_reference_and_spec(sc):
 @given(scenarios())
 def test_random_tables_windows_ranks_schema_and_checks(sc):
     norm = gate(sc["chat"], sc["sheets"], sc["relations"])
-    rows = records(judge(norm.chat, norm.sheet, norm.relation, CFG))
+    rows = judge_live_pick(norm, CFG)
 
     by_window = defaultdict(list)
     for r in rows:

@@ -9,18 +9,17 @@ import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from rules.common.days import line_days
 from rules.common.jsonl import RAW_COLUMNS, DatasetError, read_raw
 from rules.live_pick.config import load_config
-from rules.live_pick.engine import judge, records
 from rules.live_pick.normalise import load_dir, normalise, read_input_dir
+from tests import conftest
+from tests.rules.helpers import judge_live_pick, raw_frame, read_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT / "seeds" / "live_pick"
-FIXTURES = ROOT / "tests" / "fixtures" / "live_pick"
+SEEDS = conftest.SEEDS / "live_pick"
+FIXTURES = conftest.FIXTURES / "live_pick"
 CFG = load_config()
 FIRST_TIME = "관계 기록이 없는 첫 시청자"
 
@@ -28,21 +27,8 @@ FIRST_TIME = "관계 기록이 없는 첫 시청자"
 # -- builder -------------------------------------------------------------------------------
 
 
-def raw_frame(dataset: str, rows) -> pd.DataFrame:
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {
-            "dataset": dataset,
-            "file": f"{dataset}.jsonl",
-            "line": pd.array(range(1, len(texts) + 1), dtype="int64"),
-            "text": texts,
-        },
-        columns=RAW_COLUMNS,
-    )
-
-
 def sheet(character_id="CH-A", **over):
-    row = {
+    return {
         "character_id": character_id,
         "character_name": "미아",
         "world_topic_tags": ["노래", "게임"],
@@ -50,26 +36,24 @@ def sheet(character_id="CH-A", **over):
         "min_closeness_by_topic": {"게임": 1},
         "reply_cooldown_sec": 180,
         "note": None,
+        **over,
     }
-    row.update(over)
-    return row
 
 
 def viewer(viewer_id="VW-1", **over):
-    row = {
+    return {
         "viewer_id": viewer_id,
         "nickname": "루루",
         "closeness_level": 3,
         "answered_topics": ["노래"],
         "last_replied_at": "2026-09-08T21:13:00",
         "note": None,
+        **over,
     }
-    row.update(over)
-    return row
 
 
 def line(msg_id="MSG-1", **over):
-    row = {
+    return {
         "msg_id": msg_id,
         "character_id": "CH-A",
         "viewer_id": "VW-1",
@@ -79,9 +63,8 @@ def line(msg_id="MSG-1", **over):
         "donation_amount": 0,
         "is_question": True,
         "note": None,
+        **over,
     }
-    row.update(over)
-    return row
 
 
 def without(row: dict, field: str) -> dict:
@@ -109,7 +92,7 @@ def reconciles(norm) -> bool:
 
 
 def judged(norm) -> dict[str, dict]:
-    return {r["msg_id"]: r for r in records(judge(norm.chat, norm.sheet, norm.relation, CFG))}
+    return {r["msg_id"]: r for r in judge_live_pick(norm, CFG)}
 
 
 # -- the sample ----------------------------------------------------------------------------
@@ -121,8 +104,7 @@ def sample():
 
 
 def test_sample_quarantine_equals_expected(sample):
-    text = (FIXTURES / "expected_quarantine.jsonl").read_text(encoding="utf-8")
-    expected = [json.loads(t) for t in text.splitlines() if t.strip()]
+    expected = read_jsonl(FIXTURES / "expected_quarantine.jsonl")
     got = [
         {"dataset": r.dataset, "line": int(r.line), "id": r.id, "reason_code": r.reason_code}
         for r in sample.quarantine.itertuples()

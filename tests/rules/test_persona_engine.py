@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,24 +14,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.common.gates import trim
-from rules.common.jsonl import RAW_COLUMNS
 from rules.common.korean import is_polite
 from rules.persona import engine
 from rules.persona import verdicts as V
 from rules.persona.checks import run_checks
 from rules.persona.config import PersonaConfig, load_config
-from rules.persona.normalise import load_dir, normalise
+from rules.persona.normalise import normalise
 from rules.persona.reference import expected_codes
+from tests import conftest
+from tests.rules.helpers import judge_persona, judged_sample, raw_frame, read_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "persona"
-FIXTURES = ROOT / "tests" / "fixtures" / "persona"
+SAMPLE = conftest.SEEDS / "persona"
+FIXTURES = conftest.FIXTURES / "persona"
 
 MINOR_HEDGE_WORDS = "연출"  # the seed's hedge on pk_0006: staging may allow it
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def json_key(value) -> str:
@@ -60,15 +55,6 @@ TURN = {"turn_no": "T-1", "character_code_raw": "CH-1", "prompt_ver": "p13", "sc
         "stated_age": None, "stated_job": None, "topic_tag": "일상", "user_topic_tag": "일상", "note": None}
 
 
-def raw_frame(dataset: str, rows: list) -> pd.DataFrame:
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {"dataset": dataset, "file": f"{dataset}.jsonl", "line": pd.array(range(1, len(texts) + 1), dtype="int64"),
-         "text": texts},
-        columns=RAW_COLUMNS,
-    )
-
-
 def gate(profiles: list, turns: list, config: PersonaConfig):
     return normalise({"profiles": raw_frame("profiles", profiles), "turns": raw_frame("turns", turns)}, config)
 
@@ -77,7 +63,7 @@ def judge_rows(profiles: list, turns: list, config: PersonaConfig | None = None)
     config = config or load_config()
     norm = gate(profiles, turns, config)
     assert norm.quarantine.empty, norm.quarantine[["line", "reason"]].values.tolist()
-    rows = engine.records(engine.judge(norm.tables["turns"], norm.tables["profiles"], config))
+    rows = judge_persona(norm, config)
     assert len(rows) == len(turns)
     return {r["turn_no"]: r for r in rows}
 
@@ -113,10 +99,7 @@ def assert_evidence_equals_rows(row: dict, turn: dict, profile: dict | None) -> 
 
 @pytest.fixture(scope="module")
 def sample():
-    config = load_config()
-    norm = load_dir(SAMPLE, config)
-    rows = engine.records(engine.judge(norm.tables["turns"], norm.tables["profiles"], config))
-    return norm, rows, config
+    return judged_sample("persona")
 
 
 @pytest.fixture(scope="module")
@@ -501,7 +484,7 @@ def test_null_field_policy(policy, profile, turn, code):
 def test_sample_under_the_ignore_policy_flips_exactly_the_null_field_conflicts(sample, by_turn):
     norm, _, _ = sample
     config = config_with(null_field_policy={"age": "ignore", "job": "ignore"})
-    rows = {r["turn_no"]: r for r in engine.records(engine.judge(norm.tables["turns"], norm.tables["profiles"], config))}
+    rows = {r["turn_no"]: r for r in judge_persona(norm, config)}
     changed = {t: (by_turn[t]["persona_code"], r["persona_code"]) for t, r in rows.items() if r["persona_code"] != by_turn[t]["persona_code"]}
     # Null profile age: TN-9013, 9038, 9067; null job: TN-9010, 9039, 9068. TN-9044 (29 says 31) stays age_conflict.
     assert changed == {

@@ -10,38 +10,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, QUARANTINE_COLUMNS, SCHEMA
-from rules.common.jsonl import RAW_COLUMNS, DatasetError
+from rules.common.jsonl import DatasetError
 from rules.persona import engine
 from rules.persona import verdicts as V
 from rules.persona.config import load_config
 from rules.persona.normalise import load_dir, normalise
+from tests import conftest
+from tests.rules.helpers import judge_persona, raw_frame, read_jsonl
+from tests.rules.test_persona_engine import PROFILE, TURN
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "persona"
-FIXTURES = ROOT / "tests" / "fixtures" / "persona"
-
-PROFILE = {"profile_no": "CP-1", "character_code": "CH-1", "character_name": "박진우", "age": 35, "job": "셰프",
-           "forbidden_topic": "의료 상담", "note": None}
-TURN = {"turn_no": "T-1", "character_code_raw": "CH-1", "prompt_ver": "p13", "scenario_id": None,
-        "created_at": "2026-10-04T10:00:00", "user_text": "오늘 뭐 했어요?", "reply_text": "장 보고 왔어요.",
-        "stated_age": None, "stated_job": None, "topic_tag": "일상", "user_topic_tag": "일상", "note": None}
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def raw_frame(dataset: str, rows: list) -> pd.DataFrame:
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {"dataset": dataset, "file": f"{dataset}.jsonl", "line": pd.array(range(1, len(texts) + 1), dtype="int64"),
-         "text": texts},
-        columns=RAW_COLUMNS,
-    )
+SAMPLE = conftest.SEEDS / "persona"
+FIXTURES = conftest.FIXTURES / "persona"
 
 
 def gate(profiles: list, turns: list):
@@ -62,8 +44,7 @@ def assert_reconciles(norm, profiles: int, turns: int) -> None:
 
 
 def judge(norm) -> dict[str, dict]:
-    config = load_config()
-    return {r["turn_no"]: r for r in engine.records(engine.judge(norm.tables["turns"], norm.tables["profiles"], config))}
+    return {r["turn_no"]: r for r in judge_persona(norm, load_config())}
 
 
 # -- the sample --------------------------------------------------------------------------------

@@ -4,8 +4,6 @@ settings, sampled reproducibly for a person to judge.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
@@ -14,9 +12,9 @@ from rules.persona import engine
 from rules.persona.config import PersonaConfig, load_config
 from rules.persona.normalise import load_dir
 from rules.persona.review import QUEUE_COLUMNS, candidate_count, cue_of, review_queue
+from tests import conftest
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "persona"
+SAMPLE = conftest.SEEDS / "persona"
 
 # README "Review-queue material": 40 valid turns carry a cue phrase.
 COMPARISON_SCENARIOS = ["021", "024", "034", "046", "060", "090", "095", "097", "101", "146", "165", "175", "185", "194"]

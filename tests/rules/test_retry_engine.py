@@ -10,44 +10,30 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.common.gates import Normalised
-from rules.common.jsonl import RAW_COLUMNS
 from rules.common.korean import is_polite
 from rules.retry import verdicts as V
 from rules.retry.checks import run_checks
 from rules.retry.config import RetryConfig, load_config
 from rules.retry.display import as_fraction
-from rules.retry.engine import judge, records
-from rules.retry.normalise import load_dir, normalise
+from rules.retry.normalise import normalise
 from rules.retry.reference import expected_verdicts
 from schemas import validator
+from tests import conftest
+from tests.rules.helpers import judge_retry, judged_sample, raw_frame, read_jsonl
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "retry"
-FIXTURES = ROOT / "tests" / "fixtures" / "retry"
+FIXTURES = conftest.FIXTURES / "retry"
 CFG = load_config()
 ONE, EXACT, REWORDED, HOP = V.ONE_SHOT, V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP
 T0 = "2026-09-21T10:00:"
 
 
 # -- builders ------------------------------------------------------------------------------
-
-
-def raw_frame(dataset: str, rows) -> pd.DataFrame:
-    """A dataset as `read_raw` gives it: one raw JSON line per row, numbered from 1."""
-    texts = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows]
-    return pd.DataFrame(
-        {"dataset": dataset, "file": f"{dataset}.jsonl", "line": pd.array(range(1, len(texts) + 1), dtype="int64"),
-         "text": texts},
-        columns=RAW_COLUMNS,
-    )
 
 
 def event(event_id, session, text, second=0, surface="summarize", shown=True, at=None) -> dict:
@@ -73,7 +59,7 @@ def run(events, catalog=None, config: RetryConfig = CFG, quarantine_ok=False) ->
     norm = gate(events, catalog, config)
     if not quarantine_ok:
         assert norm.quarantine.empty, norm.quarantine[["dataset", "line", "reason_code", "reason"]].to_string()
-    rows = records(judge(norm.tables["interaction_events"], norm.tables["surface_catalog"], config))
+    rows = judge_retry(norm, config)
     assert_explained(norm, rows)
     return {r["event_id"]: r for r in rows}
 
@@ -117,18 +103,12 @@ def assert_explained(norm: Normalised, rows: list[dict]) -> None:
 
 @pytest.fixture(scope="module")
 def sample():
-    norm = load_dir(SAMPLE, CFG)
-    rows = records(judge(norm.tables["interaction_events"], norm.tables["surface_catalog"], CFG))
-    return norm, rows
-
-
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
+    return judged_sample("retry")[:2]  # (normalised, rows); the config is CFG
 
 
 def test_sample_reproduces_the_hand_worked_oracle(sample):
     norm, rows = sample
-    expected = {e["event_id"]: e for e in _jsonl(FIXTURES / "expected.jsonl")}
+    expected = {e["event_id"]: e for e in read_jsonl(FIXTURES / "expected.jsonl")}
     got = {r["event_id"]: r for r in rows}
     assert len(rows) == len(got) == len(expected) == 41
     assert set(got) == set(expected)
@@ -406,7 +386,7 @@ def test_random_sessions_engine_agrees_with_the_row_by_row_reference(sc, hop_min
     config = CFG.model_copy(update={"hop_min_surfaces": hop_min})
     norm = gate(events, catalog, config)
     assert norm.quarantine.empty
-    rows = records(judge(norm.tables["interaction_events"], norm.tables["surface_catalog"], config))
+    rows = judge_retry(norm, config)
     reference = expected_verdicts(norm, config)
     assert {r["event_id"] for r in rows} == set(reference) and len(rows) == len(events)
     for r in rows:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,16 +19,13 @@ from rules.retry.config import load_config
 from rules.retry.normalise import (EMPTY_INPUT, KEY_NOT_LOWER, MISSING_SESSION, NO_WORDS, UNKNOWN_SURFACE, load_dir,
                                    read_input_dir, restore, stored_columns)
 from rules.retry.reference import normal_text
+from tests import conftest
+from tests.rules.helpers import read_jsonl
 from tests.rules.test_retry_engine import CATALOG, event, gate, surface
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "seeds" / "retry"
-FIXTURES = ROOT / "tests" / "fixtures" / "retry"
+SAMPLE = conftest.SEEDS / "retry"
+FIXTURES = conftest.FIXTURES / "retry"
 CFG = load_config()
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def codes(norm) -> list[tuple]:
