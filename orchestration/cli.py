@@ -11,6 +11,7 @@
     verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
+    verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
 Dagster is imported only by `demo`, so the file commands start fast.
@@ -120,6 +121,14 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the nightly job on the sample data with embedded storage")
     d.add_argument("--dagster-home", type=Path, help="Dagster home (default: $DAGSTER_HOME or ./var/dagster_home)")
     d.set_defaults(func=cmd_demo)
+
+    sv = sub.add_parser("serve", help="the web front: live console and admin pages (loopback by default)")
+    sv.add_argument("--input", type=Path, help="folder with character_sheet.jsonl and viewer_relation.jsonl (default: the sample)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8765)
+    sv.add_argument("--tags", default="model", help="live_pick tagger for the live console (default: model)")
+    sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
+    sv.set_defaults(func=cmd_serve)
 
     g = sub.add_parser("generate", help="write deterministic synthetic input, with 3 malformed rows per dataset")
     g.add_argument("domain", choices=domains.ALL_DOMAINS)
@@ -351,6 +360,20 @@ def cmd_demo(args) -> int:
 
     home = args.dagster_home or (Path(os.environ["DAGSTER_HOME"]) if os.environ.get("DAGSTER_HOME") else None)
     return run_demo(home)
+
+
+def cmd_serve(args) -> int:
+    import uvicorn
+
+    from orchestration.web.app import create_app
+    from orchestration.web.config import WebConfig
+
+    settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms}
+    if args.input:
+        settings["input_dir"] = args.input.resolve()
+    config = WebConfig(**settings)
+    uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio")
+    return EXIT_OK
 
 
 def cmd_generate(args) -> int:

@@ -1,0 +1,23 @@
+"""Settings of the web front, decided once when the service starts."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orchestration import environment
+
+TOKEN_ENV = "VERDICTS_LIVE_TOKEN"
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    input_dir: Path = field(default_factory=lambda: environment.SAMPLE_DIR / "live_pick")
+    host: str = "127.0.0.1"
+    port: int = 8765
+    tags: str = "model"
+    grace_ms: int = 200
+    token: str | None = field(default_factory=lambda: os.environ.get(TOKEN_ENV) or None)
+    warehouse_url: str = field(default_factory=environment.warehouse_url)
+    home: Path = field(default_factory=environment.verdicts_home)
