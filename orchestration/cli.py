@@ -1,6 +1,7 @@
 """`verdicts`: judge, validate and report from files, and run the nightly demo.
 
-    verdicts judge DOMAIN --input DIR --out VERDICTS.jsonl [--quarantine Q.jsonl] [--tags gold] [--day YYYY-MM-DD]
+    verdicts judge DOMAIN --input DIR --out VERDICTS.jsonl [--quarantine Q.jsonl] [--tags gold|lexicon|kiwi|openai|model]
+                   [--summary template|openai] [--day YYYY-MM-DD]
     verdicts validate DOMAIN --input DIR --verdicts VERDICTS.jsonl [--day YYYY-MM-DD]
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
@@ -56,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     j.add_argument("--input", required=True, type=Path, help="folder holding <dataset>.jsonl")
     j.add_argument("--out", required=True, type=Path, help="verdicts, one output-schema row per line")
     j.add_argument("--quarantine", type=Path, help="write quarantined rows here (JSON Lines)")
-    j.add_argument("--tags", default="gold", help="live_pick tag source (default: gold topic_tags)")
+    j.add_argument("--tags", default="gold",
+                   help="live_pick tagger: gold (the data's topic_tags, default), lexicon, kiwi, openai, model (= kiwi)")
+    j.add_argument("--summary", default="template", help="live_pick summary writer: template (default) or openai")
     j.add_argument("--day", help="judge only this day (YYYY-MM-DD, Asia/Seoul)")
     j.set_defaults(func=cmd_judge)
 
@@ -126,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--input", type=Path, help="folder with character_sheet.jsonl and viewer_relation.jsonl (default: the sample)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8765)
-    sv.add_argument("--tags", default="model", help="live_pick tagger for the live console (default: model)")
+    sv.add_argument("--tags", default="model", help="live_pick tagger for the live console: lexicon, kiwi, openai, gold, model (= kiwi, default)")
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
     sv.set_defaults(func=cmd_serve)
 
@@ -162,7 +165,13 @@ def cmd_judge(args) -> int:
     domain = _domain(args.domain)
     if args.tags not in domain.tag_sources:
         raise UsageError(f"--tags {args.tags}: not available for {args.domain} (choose from {', '.join(domain.tag_sources)})")
-    judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags)
+    if args.summary not in domain.summary_writers:
+        raise UsageError(f"--summary {args.summary}: not available for {args.domain} (choose from {', '.join(domain.summary_writers)})")
+    options = {"summaries": args.summary} if args.summary != "template" else {}
+    try:
+        judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags, **options)
+    except ValueError as exc:  # e.g. the openai adapters without their endpoint settings
+        raise UsageError(str(exc)) from exc
     write_jsonl(args.out, judged.rows)
     if args.quarantine:
         write_jsonl(args.quarantine, _quarantine_rows(judged.quarantine))
@@ -172,6 +181,13 @@ def cmd_judge(args) -> int:
         print(f"  {n:6d}  {verdict}", file=sys.stderr)
     for name, r in judged.reconciliation.items():
         print(f"  {name}: {r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined", file=sys.stderr)
+    if args.domain == "live_pick":
+        from rules.live_pick.summaries import summary_counts
+
+        c = summary_counts(judged.rows)
+        why = ", ".join(f"{k} {v}" for k, v in sorted(c["reasons"].items()))
+        print(f"  tags: {args.tags} · summaries: {args.summary}, {c['kept']} model sentences kept, "
+              f"{c['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
     return EXIT_OK
 
 

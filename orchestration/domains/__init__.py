@@ -27,13 +27,14 @@ class Judged:
 class Domain:
     name: str
     judge_dir: Callable[..., Judged]
-    """(input_dir, day=None, tags="gold") → Judged"""
+    """(input_dir, day=None, tags="gold", summaries="template") → Judged (summaries: live_pick only)"""
     check_dir: Callable[..., tuple[list, Judged]]
     """(input_dir, verdict rows, day=None) → (check results, the gated input)"""
     report: Callable[..., object]
     """(rows, golden rows, checks, quarantine, reconciliation, scope) → Report"""
     load_golden: Callable[[Path], list[dict]]
     tag_sources: tuple[str, ...] = ("gold",)
+    summary_writers: tuple[str, ...] = ("template",)
     compare: Callable[..., object] | None = None
     """(input_dir, a, b, character=None) → Comparison; for domains with prompt versions"""
     review: Callable[..., object] | None = None

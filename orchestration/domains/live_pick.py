@@ -12,12 +12,17 @@ def domain() -> Domain:
     from rules.live_pick.config import load_config
     from rules.live_pick.engine import judge, records
     from rules.live_pick.normalise import normalise, read_input_dir
-    from rules.live_pick.tags import SOURCES, tag_source
+    from rules.live_pick.summaries import WRITERS, write_summaries
+    from rules.live_pick.tags import NAMES
+
+    def judge_tables(norm, config, tags, summaries="template"):
+        verdicts = judge(norm.chat, norm.sheet, norm.relation, config, tags)
+        return write_summaries(verdicts, norm, config, summaries)
 
     return wire(
         "live_pick",
         day_loader(read_input_dir, normalise, load_config, "live_chat", "sent_at"),
-        lambda norm, config, tags: judge(norm.chat, norm.sheet, norm.relation, config, tag_source(tags)),
+        judge_tables,
         records, run_checks, load_config, build_report, load_golden,
-        tag_sources=tuple(SOURCES),
+        tag_sources=NAMES, summary_writers=WRITERS,
     )

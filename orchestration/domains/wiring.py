@@ -43,12 +43,13 @@ def wire(
     report_tables: Callable[[], dict] = dict,
     **options,
 ) -> Domain:
-    """The domain for the command line: `judge(judged input, config, tags)` gives the verdict frame,
+    """The domain for the command line: `judge(judged input, config, tags, **judge_options)` gives the verdict frame
+    (live_pick takes `summaries`, the summary writer's name),
     `report_tables()` any extra tables `build_report` takes; `options` are the optional `Domain` fields."""
 
-    def judge_dir(input_dir: Path, day: str | None = None, tags: str = "gold") -> Judged:
+    def judge_dir(input_dir: Path, day: str | None = None, tags: str = "gold", **judge_options) -> Judged:
         norm, judged, config = load(input_dir, day)
-        return Judged(records(judge(judged, config, tags)), norm.quarantine, norm.reconciliation(), judged)
+        return Judged(records(judge(judged, config, tags, **judge_options)), norm.quarantine, norm.reconciliation(), judged)
 
     def check_dir(input_dir: Path, rows: list, day: str | None = None):
         norm, judged, config = load(input_dir, day)

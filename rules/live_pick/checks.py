@@ -3,6 +3,12 @@
 Each check reads the verdict rows as written in a file (anything may be wrong in them) and
 the normalised input tables, and reports pass/fail with the failing msg_ids. The
 re-computation uses the row-by-row reference, not the engine that produced the rows.
+
+A row judged on a tagger's tags says so in `provenance` (tagger, its answer, the tags used):
+the checks that read a line's tags, and the re-computation, use those tags for that row, while
+evidence citing `live_chat.topic_tags` is still held to the gold column as written. Check 12
+also holds the run's tags to the seed's discard rule and, for a deterministic tagger (lexicon,
+kiwi), re-runs it on the body; an `openai` answer cannot be re-computed offline.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.reference import Expected, expected_verdicts
+from rules.live_pick.tags import DETERMINISTIC, TAGGERS, tag_source
 from schemas import columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
@@ -33,8 +40,11 @@ class _Context(VerdictRows):
     def __init__(self, norm: Normalised, rows: list, config: LivePickConfig):
         super().__init__(rows, "msg_id")
         self.config = config
-        self.expected: dict[str, Expected] = expected_verdicts(norm, config)
         self.chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
+        self.run = run_provenance(rows)
+        self.run_tags = {m: p["tags"] for m, p in self.run.items()}
+        self.expected: dict[str, Expected] = expected_verdicts(norm, config, self.run_tags)
+        self._retagged: dict[str, dict] = {}
         self.sheet = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
         self.relation = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
@@ -45,6 +55,18 @@ class _Context(VerdictRows):
         """The row's own msg_id is one of `ids` (a row without one names nothing)."""
         return isinstance(row.get("msg_id"), str) and row["msg_id"] in ids
 
+    def tags(self, msg_id: str) -> list | None:
+        """The tags the row's run judged the line on (gold unless a tagger run says otherwise)."""
+        return self.run_tags[msg_id] if msg_id in self.run_tags else self.chat[msg_id]["topic_tags"]
+
+    def retagged(self, tagger: str) -> dict:
+        """A deterministic tagger's answer per known line, computed once per check run."""
+        if tagger not in self._retagged:
+            ids = [i for i, _ in self.known]
+            proposals = tag_source(tagger).propose([self.chat[i]["body"] for i in ids])
+            self._retagged[tagger] = {i: p.answer for i, p in zip(ids, proposals)}
+        return self._retagged[tagger]
+
     def cited_row(self, msg_id: str, dataset: str) -> dict | None:
         line = self.chat[msg_id]
         if dataset == "live_chat":
@@ -52,6 +74,22 @@ class _Context(VerdictRows):
         if dataset == "character_sheet":
             return self.sheet.get(line["character_id"])
         return self.relation.get(line["viewer_id"])
+
+
+def run_provenance(rows: list) -> dict[str, dict]:
+    """msg_id → provenance of rows judged on a tagger's tags (well-formed ones; the schema
+    check reports the others, which are then held to the gold tags)."""
+    out = {}
+    for r in rows:
+        if not isinstance(r, dict) or not isinstance(r.get("msg_id"), str):
+            continue
+        p = r.get("provenance")
+        if not isinstance(p, dict) or p.get("tagger") not in TAGGERS or p.get("tagger") == "gold":
+            continue
+        tags, answer = p.get("tags"), p.get("answer")
+        if all(v is None or (isinstance(v, list) and all(isinstance(t, str) for t in v)) for v in (tags, answer)):
+            out[r["msg_id"]] = {"tagger": p["tagger"], "tags": tags, "answer": answer, "discard": p.get("discard")}
+    return out
 
 
 def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[CheckResult]:
@@ -105,7 +143,7 @@ def _cooldown_problem(ctx: _Context, id_: str, row: dict) -> str | None:
     viewer = ctx.cited_row(id_, "viewer_relation")
     answered = set(viewer["answered_topics"]) if viewer else set()
     inside = exp.cooldown_elapsed_sec is not None and exp.cooldown_elapsed_sec < sheet["reply_cooldown_sec"]
-    hit = inside and bool(answered.intersection(line["topic_tags"] or []))
+    hit = inside and bool(answered.intersection(ctx.tags(id_) or []))
     if hit and exp.verdict != V.OUT_OF_WORLD and row.get("verdict") != V.JUST_ANSWERED:
         return f"inside the cooldown on an answered topic but verdict is {row.get('verdict')!r}"
     if not hit and row.get("verdict") == V.JUST_ANSWERED:
@@ -151,7 +189,7 @@ def c09_empty_tags(ctx: _Context) -> CheckResult:
 
 
 def _empty_tags_problem(ctx: _Context, id_: str, row: dict) -> str | None:
-    if ctx.chat[id_]["topic_tags"]:
+    if ctx.tags(id_):
         return None
     if row.get("verdict") != V.OUT_OF_WORLD:
         return f"no topic_tags but verdict is {row.get('verdict')!r}"
@@ -192,16 +230,30 @@ def _closeness_problem(ctx: _Context, id_: str, row: dict) -> str | None:
 
 def c12_vocabulary(ctx: _Context) -> CheckResult:
     return row_findings(ctx.known, partial(_vocabulary_problem, ctx)).result(
-        "12.vocabulary", "a tag outside the character's vocabulary (world ∪ banned) sends the line out of world")
+        "12.vocabulary", "a tag outside the character's vocabulary (world ∪ banned) discards the tagger's answer and sends the line out of world")
 
 
 def _vocabulary_problem(ctx: _Context, id_: str, row: dict) -> str | None:
     line = ctx.chat[id_]
     sheet = ctx.cited_row(id_, "character_sheet")
     vocab = set(sheet["world_topic_tags"]) | set(sheet["banned_tags"])
-    outside = [t for t in line["topic_tags"] or [] if t not in vocab]
+    outside = [t for t in ctx.tags(id_) or [] if t not in vocab]
     if outside and row.get("verdict") != V.OUT_OF_WORLD:
         return f"tag {outside[0]!r} is outside {line['character_id']}'s vocabulary but verdict is {row.get('verdict')!r}"
+    run = ctx.run.get(id_)
+    if run is None:
+        return None
+    answer, used = run["answer"], run["tags"]
+    if used is not None and outside:
+        return f"the run used tag {outside[0]!r}, outside the vocabulary, instead of discarding the answer"
+    if answer and all(t in vocab for t in answer) and used != answer and run["discard"] is None:
+        return f"the tagger's answer {answer!r} is inside the vocabulary but the run used {used!r}"
+    if used is not None and used != answer:
+        return f"the run used {used!r}, not the tagger's answer {answer!r}"
+    if run["tagger"] in DETERMINISTIC:
+        again = ctx.retagged(run["tagger"]).get(id_)
+        if again != answer:
+            return f"{run['tagger']} re-run on the body answers {again!r}, the row says {answer!r}"
     return None
 
 
@@ -270,7 +322,7 @@ def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str
             return None if value is None else f"{d}.{field} is null, evidence says {value!r}"
         return None if any(same_json(value, a) for a in actual) else f"{d}.{field} has no element {value!r}"
     if (d, field) in MAP_COLUMNS:
-        entries = [actual[t] for t in line["topic_tags"] or [] if t in actual]
+        entries = [actual[t] for t in ctx.tags(msg_id) or [] if t in actual]
         return None if any(same_json(value, v) for v in entries) else f"{d}.{field} has no entry {value!r} for this line's topics"
     return None if same_json(value, actual) else f"{d}.{field} is {actual!r}, evidence says {value!r}"
 
@@ -288,7 +340,66 @@ def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
         return None if same_json(value, n) else f"{n} relation rows for {line['viewer_id']}, evidence says {value!r}"
     if agg == "not_in" and (d, field) == ("character_sheet", "world_topic_tags"):
         world = ctx.sheet[line["character_id"]]["world_topic_tags"]
-        if value in (line["topic_tags"] or []) and value not in world:
+        if value in (ctx.tags(msg_id) or []) and value not in world:
             return None
         return f"{value!r} is not a line tag missing from world_topic_tags"
+    if isinstance(agg, str) and agg.startswith("tag:") and (d, field) == ("live_chat", "body"):
+        tagger, run = agg[4:], ctx.run.get(msg_id)
+        if run is None or run["tagger"] != tagger:
+            return f"evidence cites the {tagger!r} tagger but the row was judged on {run['tagger'] if run else 'gold'} tags"
+        answered = run["answer"] or []
+        if (value is None and not answered) or (value is not None and value in answered):
+            return None
+        return f"{value!r} is not among the tags the tagger answered ({answered!r})"
     return f"agg {agg!r} on {d}.{field} cannot be re-computed"
+
+
+# -- vetting a model-written summary with the same checks ----------------------------------
+
+WRONG_VERDICT, MISSING_COLUMN, CHANGED_VALUE, IMPOLITE = "wrong_verdict", "missing_column", "changed_value", "impolite"
+MISSING_NUMBER, CHANGED_NUMBER = "missing_number", "changed_number"
+
+
+def summary_checker(norm: Normalised, rows: list[dict], config: LivePickConfig):
+    """A function (row, model answer) → None when the model's summary may replace the row's
+    template sentence, else the reason code of the first check it fails (seed checks 1, 6, 7, 8,
+    and the numbers the template states)."""
+    from rules.common.korean import is_polite
+
+    ctx = _Context(norm, rows, config)
+    known = dataset_columns(DOMAIN, INPUT_DATASETS)
+
+    def problem(row: dict, answer: dict) -> str | None:
+        if answer.get("verdict") != row["verdict"]:
+            return WRONG_VERDICT
+        cited = answer.get("evidence")
+        for e in cited if isinstance(cited, list) else []:
+            if not isinstance(e, dict) or column_problem(known, hashable(e.get("dataset")), hashable(e.get("field"))):
+                return MISSING_COLUMN
+            if _evidence_problem(ctx, row["msg_id"], ctx.expected[row["msg_id"]], e):
+                return CHANGED_VALUE
+        summary = answer["summary"]
+        if not is_polite(summary):
+            return IMPOLITE
+        stated, template = numbers_in(summary), numbers_in(row["summary"])
+        if not template <= stated:
+            return MISSING_NUMBER
+        evidence_numbers = {_number(e.get("value")) for e in row["evidence"]} - {None}
+        if not stated <= template | evidence_numbers:
+            return CHANGED_NUMBER
+        return None
+
+    return problem
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a sentence states, thousands separators dropped ("5,000원" → "5000")."""
+    import re
+
+    return {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
+
+
+def _number(v) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return str(int(v)) if float(v).is_integer() else str(v)

@@ -14,8 +14,7 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.explain import explain
-from rules.live_pick.tagger import with_tags
-from rules.live_pick.tags import GoldTags, TagSource
+from rules.live_pick.tags import tag_lines
 
 OUTPUT_COLUMNS = [
     "pick_id",
@@ -29,6 +28,7 @@ OUTPUT_COLUMNS = [
     "evidence",
     "summary",
     "hedge",
+    "provenance",
 ]
 
 RANK_KEYS = ["donation_amount", "is_question", "sent_at_ns", "msg_id"]
@@ -40,13 +40,18 @@ def judge(
     sheet: pd.DataFrame,
     relation: pd.DataFrame,
     config: LivePickConfig,
-    tags: TagSource | None = None,
+    tags=None,
 ) -> pd.DataFrame:
-    """One verdict row per chat line (output-schema columns), sorted by window and rank."""
+    """One verdict row per chat line (output-schema columns), sorted by window and rank.
+
+    `tags`: a tagger or its name (`rules.live_pick.tags`); None is the gold `topic_tags`. The
+    tags the rules used are kept beside the gold column (never written over it) and stored in
+    each row's `provenance`, so evidence and re-computation can tell them apart.
+    """
     if chat.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
-    # The tags the rules use become the table's topic_tags, so evidence cites what was used.
-    f = features(with_tags(chat, sheet, tags or GoldTags()), sheet, relation, config)
+    tagging = tag_lines(chat, sheet, tags, config.window_seconds)
+    f = features(chat, sheet, relation, config, tagging)
     f["verdict"] = None
     for verdict, rule in ((V.OUT_OF_WORLD, out_of_world), (V.JUST_ANSWERED, just_answered), (V.BELOW_CLOSENESS, below_closeness)):
         undecided = f["verdict"].isna()
@@ -55,16 +60,27 @@ def judge(
     f["window_start"] = [format_ns(ns, form, config.timezone) for ns, form in zip(f["window_ns"], f["sent_at_form"])]
     f["pick_id"] = pick_ids(f["msg_id"])
     f["evidence"], f["summary"], f["hedge"] = explain(f, config)
+    f["provenance"] = [
+        {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
+        for t, a, u, d in zip(f["tagger"], f["tag_answer"], f["tags"], f["tag_discard"])
+    ]
     f = f.sort_values(
         ["window_ns", "character_id", "rank_in_window", "sent_at_ns", "msg_id"], na_position="last", kind="stable"
     )
     return f[OUTPUT_COLUMNS].reset_index(drop=True)
 
 
-def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
-    """Every chat line with its sheet, relation, window, elapsed seconds and tag facts."""
+def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
+             tagging: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every chat line with its sheet, relation, window, elapsed seconds and tag facts.
+
+    `tags` are what the rules use (`tagging`, index-aligned with `chat`; gold when None)."""
+    tagging = tag_lines(chat, sheet, None) if tagging is None else tagging
     f = chat.reset_index(drop=True).copy()
-    f["tags"] = f["topic_tags"]
+    f["tags"] = list(tagging["tags"])
+    f["tag_answer"] = list(tagging["answer"])
+    f["tag_discard"] = list(tagging["discard"])
+    f["tagger"] = list(tagging["tagger"])
     f["row"] = np.arange(len(f))
     f = f.merge(
         sheet[["character_id", "character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec"]],

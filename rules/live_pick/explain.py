@@ -7,7 +7,10 @@ topic's entry for a map column). With `agg` the value is re-computable:
 - `count` on live_chat.msg_id: lines ranked in the same character window;
 - `count` on live_chat.topic_tags: the line's number of tags;
 - `count` on viewer_relation.viewer_id: relation rows of the viewer (0: first-time viewer);
-- `not_in` on character_sheet.world_topic_tags: the value is a line tag absent from that list.
+- `not_in` on character_sheet.world_topic_tags: the value is a line tag absent from that list;
+- `tag:<tagger>` on live_chat.body: a tag the named tagger answered for the body (stored with
+  each row under `provenance`; the tags used, or the tag whose answer was discarded); value null
+  when the tagger answered nothing. Gold runs cite `live_chat.topic_tags` itself, and only then.
 """
 
 from __future__ import annotations
@@ -22,6 +25,13 @@ from rules.live_pick.config import LivePickConfig
 
 CLOSENESS_HEDGE = "친밀 단계는 시청 시간과 후원으로 오르는 값이라 실제 서비스에서는 기준을 다시 잡아야 합니다."
 NO_TAG_HEDGE = "태그를 못 붙인 이유가 감정 표현이라서인지 분류가 흔들려서인지는 이 데이터만으로 갈라지지 않습니다."
+FAILED_ANSWER = {
+    "malformed_answer": "형식에 맞지 않아",
+    "timeout": "제시간에 오지 않아",
+    "endpoint_error": "오류로 끝나",
+    "over_budget": "이 구간의 호출 한도를 넘어",
+}
+RETRY_HEDGE = "태거가 다시 답하면 판정이 달라질 수 있으니 운영자가 본문을 직접 읽어 보는 편이 낫습니다."
 FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 {level}단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
 
 
@@ -45,6 +55,30 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
 
 def _who(r: dict) -> str:
     return inline(r["nickname"] if r["has_relation"] else r["viewer_id"])
+
+
+def tag_ev(r: dict, tag) -> dict:
+    """Evidence for a tag the rules used: the gold column, or the tagger's reading of the body."""
+    if r["tagger"] == "gold":
+        return ev("live_chat", "topic_tags", tag)
+    return ev("live_chat", "body", tag, agg=f"tag:{r['tagger']}")
+
+
+def _tagger_out_of_world(r: dict, name: str) -> tuple[list, str, str | None]:
+    """A tagger run left the line without tags: nothing found, an answer discarded, or no answer."""
+    who = f"태거({r['tagger']})"
+    rest = " 답변 후보에서 빼고 운영자가 직접 집어 올릴 수 있게 남깁니다."
+    if r["tag_discard"] == "outside_vocabulary":
+        vocab = set(r["world_topic_tags"]) | set(r["banned_tags"])
+        outside = next(t for t in r["tag_answer"] if t not in vocab)
+        s = f"{who}가 낸 태그 {josa(inline(outside), '이/가')} {name}의 주제 어휘 밖이라 그 답을 버렸습니다." + rest
+        return [tag_ev(r, outside)], s, None
+    if r["tag_discard"] in FAILED_ANSWER:
+        s = f"{who}의 응답이 {FAILED_ANSWER[r['tag_discard']]} 이 줄에 주제 태그를 붙이지 못했습니다." + rest
+        return [tag_ev(r, None)], s, RETRY_HEDGE
+    s = (f"{who}가 이 줄에서 주제 태그를 하나도 뽑지 못해 {name}의 세계관 주제와 겹치는지 볼 수 없습니다. "
+         "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다.")
+    return [tag_ev(r, None)], s, NO_TAG_HEDGE
 
 
 def _viewer_evidence(r: dict) -> list[dict]:
@@ -74,13 +108,16 @@ def _out_of_world(r: dict, config: LivePickConfig):
     name = inline(r["character_name"])
     e = [ev("live_chat", "body", r["body"])]
     hedge = None
-    if r["tags"] is None:
-        e.append(ev("live_chat", "topic_tags", None))
-        first = "모델이 이 줄에서 주제 태그를 하나도 뽑지 못해"
+    if r["n_tags"] == 0 and r["tagger"] != "gold":
+        more, s, hedge = _tagger_out_of_world(r, name)
+        e += more
     elif r["n_tags"] == 0:
-        e.append(ev("live_chat", "topic_tags", 0, agg="count"))
-        first = "이 줄에는 주제 태그가 0개라"
-    if r["n_tags"] == 0:
+        if r["tags"] is None:
+            e.append(ev("live_chat", "topic_tags", None))
+            first = "수집기 태그(topic_tags)가 비어 있어"
+        else:
+            e.append(ev("live_chat", "topic_tags", 0, agg="count"))
+            first = "이 줄에는 주제 태그가 0개라"
         s = (
             f"{first} {name}의 세계관 주제와 겹치는지 볼 수 없습니다. "
             "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다."
@@ -89,7 +126,7 @@ def _out_of_world(r: dict, config: LivePickConfig):
     elif r["banned_tag"] is not None:
         tag = r["banned_tag"]
         shown = inline(tag)
-        e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "banned_tags", tag)]
+        e += [tag_ev(r, tag), ev("character_sheet", "banned_tags", tag)]
         s = f"{name}의 금칙 주제인 {josa(shown, '이/가')} 걸린 줄입니다."
         if r["donation_amount"] > 0:
             e.append(ev("live_chat", "donation_amount", r["donation_amount"]))
@@ -99,7 +136,7 @@ def _out_of_world(r: dict, config: LivePickConfig):
         tag = r["offworld_tag"]
         shown = inline(tag)
         n_world = len(r["world_topic_tags"])
-        e += [ev("live_chat", "topic_tags", tag), ev("character_sheet", "world_topic_tags", tag, agg="not_in")]
+        e += [tag_ev(r, tag), ev("character_sheet", "world_topic_tags", tag, agg="not_in")]
         s = (
             f"{josa(shown, '은/는')} {name}의 세계관 주제 {n_world}개에 들지 않습니다. "
             "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
@@ -114,7 +151,7 @@ def _just_answered(r: dict, config: LivePickConfig):
     e = [
         ev("live_chat", "sent_at", r["sent_at"]),
         ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
-        ev("live_chat", "topic_tags", tag),
+        tag_ev(r, tag),
         ev("viewer_relation", "answered_topics", tag),
         ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
     ]
@@ -130,7 +167,7 @@ def _below_closeness(r: dict, config: LivePickConfig):
     tag = r["required_tag"]
     shown = inline(tag)
     need = _num(r["required_closeness"])
-    e = [ev("live_chat", "body", r["body"]), ev("live_chat", "topic_tags", tag)]
+    e = [ev("live_chat", "body", r["body"]), tag_ev(r, tag)]
     if r["required_in_map"]:
         e.append(ev("character_sheet", "min_closeness_by_topic", r["min_closeness_by_topic"][tag]))
     e += _viewer_evidence(r)
@@ -150,7 +187,7 @@ def _ranked(r: dict, config: LivePickConfig):
     e = [
         ev("live_chat", "donation_amount", r["donation_amount"]),
         ev("live_chat", "is_question", r["is_question"]),
-        ev("live_chat", "topic_tags", tag),
+        tag_ev(r, tag),
         *_viewer_evidence(r),
         ev("live_chat", "sent_at", r["sent_at"]),
         ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),

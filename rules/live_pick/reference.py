@@ -31,7 +31,10 @@ class Expected:
     ranked_in_window: int | None = None
 
 
-def expected_verdicts(norm: Normalised, config: LivePickConfig) -> dict[str, Expected]:
+def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[str, list | None] | None = None) -> dict[str, Expected]:
+    """Every judged line's verdict; `run_tags` (msg_id → tags) replaces the gold tags of the
+    lines a tagger run judged, so a run is re-computed on the tags it actually used."""
+    run_tags = run_tags or {}
     sheets = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
     viewers = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
     out: dict[str, Expected] = {}
@@ -45,7 +48,7 @@ def expected_verdicts(norm: Normalised, config: LivePickConfig) -> dict[str, Exp
         last_ns = viewer["last_replied_ns"] if viewer and viewer["last_replied_at"] is not None else None
         sent_ns = int(line["sent_at_ns"])
         elapsed = None if last_ns is None else int((sent_ns - int(last_ns)) // NS_PER_SEC)
-        tags = line["topic_tags"]
+        tags = run_tags[line["msg_id"]] if line["msg_id"] in run_tags else line["topic_tags"]
         window = sent_ns - sent_ns % step
         required = max(
             (sheet["min_closeness_by_topic"].get(t, config.missing_topic_min_closeness) for t in tags or []),

@@ -1,23 +1,63 @@
-"""Where a chat line's topic tags come from.
+"""Where a chat line's topic tags come from, and the one registry of taggers by name.
 
 At run time tags come from a tagger that sees only the body; the collector's gold
-`topic_tags` serve re-computation, verification and scoring the tagger. Every source returns,
-per chat row, a list of tags or None when it found none.
+`topic_tags` serve re-computation, verification and scoring the tagger. A tagger proposes,
+per line, a list of tags (its *answer*) or None; the seed's rule then keeps the answer only
+when every tag is in the line's character vocabulary (world topics ∪ banned tags), otherwise
+the answer is discarded and the line has no tags (it goes out of world).
+
+    gold     the collector's `topic_tags`, as written (the default of `verdicts judge`)
+    lexicon  keyword lists (lexicon.yaml), substring match
+    kiwi     Korean morphological analysis; lemmas matched against topic_lemmas.yaml (live default)
+    openai   any OpenAI-compatible chat-completions endpoint (settings from the environment)
+    model    alias of the live default, `kiwi`
+
+Adapters are imported only when their name is asked for: `judge` with gold tags never loads
+the analyser or an HTTP client.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, Sequence
 
 import pandas as pd
 
+TAGGERS = ("gold", "lexicon", "kiwi", "openai")
+LIVE_DEFAULT = "kiwi"
+ALIASES = {"model": LIVE_DEFAULT}
+NAMES = (*TAGGERS, *ALIASES)
+"""Every name `--tags` accepts."""
 
-class TagSource(Protocol):
+DETERMINISTIC = ("lexicon", "kiwi")
+"""Taggers whose answer `verdicts validate` can re-compute from the body."""
+
+# Why an answer was not used (column `discard`).
+NO_TAG = "no_tag"                    # the tagger found nothing
+OUTSIDE_VOCABULARY = "outside_vocabulary"
+MALFORMED = "malformed_answer"       # not JSON, not a list of strings
+TIMEOUT = "timeout"
+ENDPOINT_ERROR = "endpoint_error"    # HTTP error or connection failure after the retries
+OVER_BUDGET = "over_budget"          # the window's request budget was spent
+DISCARDS = (NO_TAG, OUTSIDE_VOCABULARY, MALFORMED, TIMEOUT, ENDPOINT_ERROR, OVER_BUDGET)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A tagger's answer for one line: tags, or None with the reason it has none."""
+
+    answer: list[str] | None
+    failure: str | None = None
+
+
+class Tagger(Protocol):
+    """Body in, tags out. `vocabularies[i]` is line i's character vocabulary (for a tagger
+    that asks a model to stay inside it); `groups[i]` its (character, window) for budgets."""
+
     name: str
 
-    def tags(self, chat: pd.DataFrame, sheet: pd.DataFrame) -> pd.Series:
-        """Tags per chat row (index aligned with `chat`); the sheet gives each character's vocabulary."""
-        ...
+    def propose(self, bodies: Sequence[str], vocabularies: Sequence[frozenset[str]],
+                groups: Sequence[object]) -> list[Proposal]: ...
 
 
 class GoldTags:
@@ -25,19 +65,66 @@ class GoldTags:
 
     name = "gold"
 
-    def tags(self, chat: pd.DataFrame, sheet: pd.DataFrame) -> pd.Series:
-        return chat["topic_tags"]
+
+def canonical(name: str) -> str:
+    """The tagger a name stands for (`model` → the live default)."""
+    name = ALIASES.get(name, name)
+    if name not in TAGGERS:
+        raise ValueError(f"unknown tagger '{name}'; available: {', '.join(NAMES)}")
+    return name
 
 
-SOURCES = ("gold", "model")
-"""`gold`: the collector's topic_tags; `model`: the offline lexicon tagger on the body."""
-
-
-def tag_source(name: str) -> TagSource:
+def tag_source(name: str):
+    """The tagger called `name` (one instance per process for the costly ones)."""
+    name = canonical(name)
     if name == "gold":
         return GoldTags()
-    if name == "model":
-        from rules.live_pick.tagger import LexiconTagger
+    if name == "lexicon":
+        from rules.live_pick.tagger_lexicon import LexiconTagger
 
         return LexiconTagger()
-    raise ValueError(f"unknown tag source '{name}'; available: {', '.join(SOURCES)}")
+    if name == "kiwi":
+        from rules.live_pick.tagger_kiwi import shared_tagger
+
+        return shared_tagger()
+    from rules.live_pick.model.tagger import OpenAITagger
+
+    return OpenAITagger.from_env()
+
+
+def vocabularies(chat: pd.DataFrame, sheet: pd.DataFrame) -> list[frozenset[str]]:
+    vocab = {c: frozenset(w) | frozenset(b)
+             for c, w, b in zip(sheet["character_id"], sheet["world_topic_tags"], sheet["banned_tags"])}
+    return [vocab.get(c, frozenset()) for c in chat["character_id"]]
+
+
+def tag_lines(chat: pd.DataFrame, sheet: pd.DataFrame, source, window_seconds: int = 30) -> pd.DataFrame:
+    """Per chat line (index aligned): `answer` (what the source said), `tags` (what the rules
+    use), `discard` (why the answer was not used, or None) and `tagger` (the source's name)."""
+    if isinstance(source, str):
+        source = tag_source(source)
+    if source is None or source.name == "gold":
+        tags = [list(t) if isinstance(t, list) else None for t in chat["topic_tags"]]
+        return pd.DataFrame({"answer": tags, "tags": tags, "discard": None, "tagger": "gold"}, index=chat.index, dtype=object)
+    vocab = vocabularies(chat, sheet)
+    step = window_seconds * 1_000_000_000
+    groups = list(zip(chat["character_id"], (int(s) - int(s) % step for s in chat["sent_at_ns"]))) if "sent_at_ns" in chat else [None] * len(chat)
+    proposals = source.propose(list(chat["body"]), vocab, groups) if len(chat) else []
+    answers, used, discard = [], [], []
+    for p, allowed in zip(proposals, vocab):
+        answers.append(p.answer)
+        if p.failure is not None or not p.answer:
+            used.append(None)
+            discard.append(p.failure or NO_TAG)
+        elif all(t in allowed for t in p.answer):
+            used.append(list(p.answer))
+            discard.append(None)
+        else:  # one tag outside the vocabulary discards the whole answer (seed check 12)
+            used.append(None)
+            discard.append(OUTSIDE_VOCABULARY)
+    return pd.DataFrame({"answer": answers, "tags": used, "discard": discard, "tagger": source.name},
+                        index=chat.index, dtype=object)
+
+
+def dedupe_tags(tags: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(tags))

@@ -76,6 +76,17 @@ class Evidence(BaseModel):
     value: StrictStr | float | StrictBool | None
 
 
+class Provenance(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    tagger: Literal["gold", "lexicon", "kiwi", "openai"]
+    answer: list[StrictStr] | None = None
+    tags: list[StrictStr] | None
+    discard: Literal["no_tag", "outside_vocabulary", "malformed_answer", "timeout", "endpoint_error", "over_budget"] | None = None
+    summary: Literal["template", "openai"]
+    summary_fallback: StrictStr | None = None
+
+
 class Pick(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
 
@@ -91,6 +102,7 @@ class Pick(BaseModel):
     evidence: list[Evidence]
     summary: StrictStr
     hedge: StrictStr | None = None
+    provenance: Provenance = None  # type: ignore[assignment]  # optional, never null
 
 
 INPUT_MODELS: dict[str, type[BaseModel]] = {
