@@ -76,9 +76,9 @@ def _persona_extras(domain, input_dir: Path, judged, report) -> dict:
 def _live_pick_extras(domain, input_dir: Path, judged, report) -> dict:
     from evals import tagger_agreement
 
-    agreement = tagger_agreement.measure_dir(domain, input_dir)
-    tagger_agreement.add_to_report(report, agreement)
-    return {"tagger_agreement": agreement.to_dict()}
+    results = tagger_agreement.measure_dir(domain, input_dir)
+    tagger_agreement.add_to_report(report, results)
+    return {"tagger_agreement": {name: a.to_dict() for name, a in results.items()}}
 
 
 EXTRAS = {"persona": _persona_extras, "live_pick": _live_pick_extras}

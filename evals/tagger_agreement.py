@@ -1,9 +1,11 @@
-"""live_pick tagger agreement: the offline tagger's tags from `body` against the gold `topic_tags`.
+"""live_pick tagger agreement: every tagger's tags from `body` against the gold `topic_tags`.
 
-Measured on every judged chat line (quarantined lines have no trustworthy gold tags). A line
-the tagger leaves untagged (nothing matched, or the answer left the vocabulary) counts as the
-empty set. Besides tag agreement, the lines are judged twice — gold tags, tagger tags — and
-the verdicts that change are counted and listed.
+Measured on every judged chat line (quarantined lines have no trustworthy gold tags), for each
+tagger side by side (lexicon and kiwi always; openai when its endpoint is configured). What is
+scored is the tagger's *answer* (what it read from the body, stored in each row's provenance),
+before the vocabulary rule discards an answer with an out-of-vocabulary tag; a line the tagger
+leaves untagged counts as the empty set. Besides tag agreement, the lines are judged twice —
+gold tags, tagger tags — and the verdicts that change are counted and listed.
 """
 
 from __future__ import annotations
@@ -73,42 +75,64 @@ def measure(chat: pd.DataFrame, gold_tags: pd.Series, model_tags: pd.Series,
     )
 
 
-def measure_dir(domain, input_dir) -> TaggerAgreement:
-    """Judge a live_pick folder with gold and with tagger tags (the `judge --tags` paths) and compare."""
-    from rules.live_pick.tags import tag_source
+def measured_taggers(env=None) -> list[str]:
+    """The taggers the runner scores: the offline ones, and openai when its endpoint is set."""
+    import os
 
+    env = os.environ if env is None else env
+    return ["lexicon", "kiwi"] + (["openai"] if env.get("VERDICTS_OPENAI_URL") and env.get("VERDICTS_OPENAI_MODEL") else [])
+
+
+def measure_dir(domain, input_dir, taggers: list[str] | None = None) -> dict[str, TaggerAgreement]:
+    """Judge a live_pick folder with gold and with each tagger (the `judge --tags` paths) and compare."""
     gold_run = domain.judge_dir(input_dir, tags="gold")
-    model_run = domain.judge_dir(input_dir, tags="model")
-    norm = gold_run.normalised
+    chat = gold_run.normalised.chat
     verdicts = lambda rows: {r["msg_id"]: r["verdict"] for r in rows}  # noqa: E731
-    return measure(norm.chat, norm.chat["topic_tags"], tag_source("model").tags(norm.chat, norm.sheet),
-                   verdicts(gold_run.rows), verdicts(model_run.rows))
+    out = {}
+    for name in taggers or measured_taggers():
+        run = domain.judge_dir(input_dir, tags=name)
+        answers = {r["msg_id"]: r["provenance"]["answer"] for r in run.rows}
+        model = pd.Series([answers.get(m) for m in chat["msg_id"]], index=chat.index, dtype=object)
+        out[name] = measure(chat, chat["topic_tags"], model, verdicts(gold_run.rows), verdicts(run.rows))
+    return out
 
 
-def metrics(a: TaggerAgreement) -> list[Metric]:
-    rests = "오프라인 태거 · 합성 태그"
+def metrics(a: TaggerAgreement, tagger: str) -> list[Metric]:
+    rests = f"{tagger} 태거 · 합성 태그"
     return [
-        record_metric("태거 태그 정확 일치", "태거 태그 집합이 정답 topic_tags와 같은 줄 / 판정한 줄", a.exact, rests),
-        record_metric("태거 태그 정밀도", "정답에도 있는 (줄, 태그) / 태거가 단 (줄, 태그)", a.precision, rests),
-        record_metric("태거 태그 재현율", "태거도 단 (줄, 태그) / 정답 (줄, 태그)", a.recall, rests),
-        record_metric("태거 태그로 바뀐 판정", "태거 태그로 판정이 달라진 줄 / 판정한 줄", a.verdicts_changed, rests, NOTE),
+        record_metric(f"태거 태그 정확 일치 ({tagger})", "태거 태그 집합이 정답 topic_tags와 같은 줄 / 판정한 줄", a.exact, rests),
+        record_metric(f"태거 태그 정밀도 ({tagger})", "정답에도 있는 (줄, 태그) / 태거가 단 (줄, 태그)", a.precision, rests),
+        record_metric(f"태거 태그 재현율 ({tagger})", "태거도 단 (줄, 태그) / 정답 (줄, 태그)", a.recall, rests),
+        record_metric(f"태거 태그로 바뀐 판정 ({tagger})", "태거 태그로 판정이 달라진 줄 / 판정한 줄", a.verdicts_changed, rests, NOTE),
     ]
 
 
-def section(a: TaggerAgreement) -> tuple[str, str]:
-    rows = [[t, pr["precision"].format(), pr["recall"].format()] for t, pr in a.per_tag.items()]
-    body = [f"정확 일치 {a.exact.format()} · 바뀐 판정 {a.verdicts_changed.format()}", "",
-            md_table(["태그", "정밀도 (맞은 / 태거)", "재현율 (맞은 / 정답)"], rows)]
-    if a.changed:
-        body += ["", "판정이 바뀐 줄:", "", md_table(
-            ["msg_id", "정답 태그", "태거 태그", "정답 태그 판정", "태거 태그 판정"],
-            [[c["id"], ", ".join(c["gold_tags"]) or "—", ", ".join(c["model_tags"]) or "—", c["gold_verdict"], c["model_verdict"] or "—"]
-             for c in a.changed])]
+def section(results: dict[str, TaggerAgreement]) -> tuple[str, str]:
+    names = list(results)
+    overview = [[n, a.exact.format(), a.precision.format(), a.recall.format(), a.verdicts_changed.format()] for n, a in results.items()]
+    tags = sorted(set().union(*(a.per_tag for a in results.values()))) if results else []
+    per_tag = []
+    for t in tags:
+        row = [t]
+        for a in results.values():
+            pr = a.per_tag.get(t)
+            row += [pr["precision"].format(), pr["recall"].format()] if pr else ["0 / 0", "0 / 0"]
+        per_tag.append(row)
+    body = [md_table(["태거", "정확 일치", "정밀도", "재현율", "바뀐 판정"], overview), "",
+            "태그별 (맞은 수 / 태거가 단 수 · 맞은 수 / 정답 수):", "",
+            md_table(["태그", *[f"{n} {k}" for n in names for k in ("정밀도", "재현율")]], per_tag)]
+    for n, a in results.items():
+        if a.changed:
+            body += ["", f"{n} 태그로 판정이 바뀐 줄:", "", md_table(
+                ["msg_id", "정답 태그", "태거 태그", "정답 태그 판정", "태거 태그 판정"],
+                [[c["id"], ", ".join(c["gold_tags"]) or "—", ", ".join(c["model_tags"]) or "—", c["gold_verdict"], c["model_verdict"] or "—"]
+                 for c in a.changed])]
     return "태거 일치 (본문 태거 vs 정답 topic_tags)", "\n".join(body)
 
 
-def add_to_report(report: Report, a: TaggerAgreement) -> Report:
-    """The tagger figures join the live_pick report's metrics and sections."""
-    report.metrics.extend(metrics(a))
-    report.extra_sections.append(section(a))
+def add_to_report(report: Report, results: dict[str, TaggerAgreement]) -> Report:
+    """Every tagger's figures join the live_pick report's metrics, and one side-by-side section."""
+    for name, a in results.items():
+        report.metrics.extend(metrics(a, name))
+    report.extra_sections.append(section(results))
     return report

@@ -51,10 +51,13 @@ def judge_closed_windows(context: OpExecutionContext, config: WindowsConfig, war
                          raw_files: RawFilesResource):
     engine = warehouse.engine
     store.ensure_tables(engine)
+    settings = live_settings()
     result = judge_windows(engine, [parse_key(k) for k in config.windows], raw_files.domain_dir("live_pick"),
-                           load_config(), live_settings().tags, context.run_id, clock.now_ns)
+                           load_config(), settings.tags, context.run_id, clock.now_ns, settings.summaries)
     latencies = result["latencies"]
     context.log.info(f"judged {result['windows']} windows, {result['lines']} lines; late lines recorded: {result['late']}")
+    if result.get("checks_failed"):
+        context.log.warning(f"seed checks failed on judged windows: {', '.join(result['checks_failed'])}")
     yield AssetMaterialization(
         asset_key=BOARD,
         description="Latest live windows: picks on top, the others by reason, each window's latency.",
@@ -62,6 +65,10 @@ def judge_closed_windows(context: OpExecutionContext, config: WindowsConfig, war
             "windows_judged": result["windows"],
             "lines_judged": result["lines"],
             "max_latency_s": round(max(latencies.values()) / 1000, 3) if latencies else 0.0,
+            "checks_failed": ", ".join(result.get("checks_failed", [])) or "none",
+            "tagger": settings.tags,
+            "summaries_kept": result.get("summaries", {}).get("kept", 0),
+            "summaries_fallback": result.get("summaries", {}).get("fallback", 0),
             "board": MetadataValue.md(latest_windows_markdown(engine)),
         },
     )

@@ -5,6 +5,7 @@ Free of Dagster: the window job, the tests and the command line all call these.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -15,11 +16,12 @@ from rules.common import timestamps
 from rules.common.gates import empty_quarantine
 from rules.common.jsonl import dataset_path, read_raw
 from rules.live_pick import verdicts as V
+from rules.live_pick.checks import run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import judge, records
 from rules.live_pick.normalise import normalise
-from rules.live_pick.tagger import with_tags
-from rules.live_pick.tags import GoldTags, tag_source
+from rules.live_pick.summaries import summary_counts, write_summaries
+from rules.live_pick.tags import canonical, tag_source
 
 
 def references(raw_dir: Path, engine: sa.Engine, config: LivePickConfig, now_ns: int) -> dict[str, pd.DataFrame]:
@@ -35,9 +37,12 @@ def references(raw_dir: Path, engine: sa.Engine, config: LivePickConfig, now_ns:
 
 def judge_windows(
     engine: sa.Engine, keys: list[tuple[str, int]], raw_dir: Path, config: LivePickConfig, tags: str,
-    run_id: str | None, clock,
+    run_id: str | None, clock, summaries: str = "template",
 ) -> dict:
-    """Judge the given windows (those not judged yet) and store the result in one transaction."""
+    """Judge the given windows (those not judged yet), run the seed's checks on what was judged,
+    and store verdicts, checks and latency in one transaction.
+
+    `tags` names the tagger (`rules.live_pick.tags`), `summaries` the summary writer."""
     keys = [k for k in keys if k not in store.already_judged(engine, keys)]
     if not keys:
         return {"windows": 0, "lines": 0, "latencies": {}, "late": store.record_late(engine)}
@@ -49,7 +54,7 @@ def judge_windows(
     raw = {"live_chat": chat_raw, **references(raw_dir, engine, config, now)}
     norm = normalise(raw, config)
     sheet, relation = norm.tables["character_sheet"], norm.tables["viewer_relation"]
-    chat = with_tags(norm.tables["live_chat"], sheet, tag_source(tags))
+    chat = norm.tables["live_chat"]
     q = norm.quarantine[norm.quarantine["dataset"] == "live_chat"].copy() if len(norm.quarantine) else empty_quarantine()
     repeated = chat["msg_id"].isin(store.judged_msg_ids(engine, list(chat["msg_id"])))
     if repeated.any():  # judged in an earlier window: the first one stands
@@ -57,7 +62,9 @@ def judge_windows(
         chat = chat[~repeated]
     window_of_line = dict(zip(lines["line"], zip(lines["character_id"], lines["window_ns"])))
     window_of = {m: window_of_line[int(l)] for m, l in zip(chat["msg_id"], chat["line"])}
-    rows = records(judge(chat, sheet, relation, config, GoldTags()))
+    judged = dataclasses.replace(norm, tables={**norm.tables, "live_chat": chat})
+    rows = records(write_summaries(judge(chat, sheet, relation, config, tag_source(tags)), judged, config, summaries))
+    audit = window_audit(rows, run_checks(judged, rows, config), window_of, canonical(tags), summaries)
     q["window"] = [window_of_line.get(int(l)) for l in q["line"]]
     step = config.window_seconds * timestamps.NS_PER_SEC
     forms = dict(zip(chat["msg_id"], chat["sent_at_form"]))
@@ -66,10 +73,27 @@ def judge_windows(
         form = next((forms[m] for m, w in window_of.items() if w == key), "")
         meta[key] = {"window_start": timestamps.format_ns(key[1], form, config.timezone), "window_end_ns": key[1] + step,
                      "lines": sum(1 for w in window_of_line.values() if w == key)}
-    tags_of = dict(zip(chat["msg_id"], chat["topic_tags"]))
+    tags_of = {r["msg_id"]: r["provenance"]["tags"] for r in rows}  # what the rules used: written back on close
     seq_of = {m: int(l) for m, l in zip(chat["msg_id"], chat["line"])}
-    latencies = store.store_windows(engine, keys, rows, window_of, q, meta, tags_of, seq_of, now, run_id, clock)
-    return {"windows": len(latencies), "lines": len(rows), "latencies": latencies, "late": store.record_late(engine)}
+    latencies = store.store_windows(engine, keys, rows, window_of, q, meta, tags_of, seq_of, now, run_id, clock, audit)
+    failed = sorted({c for a in audit.values() for c in a["checks_failed"]})
+    return {"windows": len(latencies), "lines": len(rows), "latencies": latencies, "late": store.record_late(engine),
+            "checks_failed": failed, "summaries": summary_counts(rows)}
+
+
+def window_audit(rows: list[dict], checks, window_of: dict, tagger: str, summaries: str) -> dict:
+    """Per window: the tagger and writer, summaries kept / fallen back, checks run and failed
+    (a check fails for a window when one of its failing ids is a line of that window)."""
+    out: dict = {}
+    for key in set(window_of.values()):
+        lines = [r for r in rows if window_of[r["msg_id"]] == key]
+        ids = {r["msg_id"] for r in lines}
+        counts = summary_counts(lines)
+        failed = {c.id: sorted(ids.intersection(c.failing_ids)) for c in checks if not c.passed}
+        failed = {c: i for c, i in failed.items() if i}
+        out[key] = {"tagger": tagger, "summary_writer": summaries, "summaries_kept": counts["kept"],
+                    "summaries_fallback": counts["fallback"], "checks_run": len(checks), "checks_failed": failed}
+    return out
 
 
 def _quarantine_rows(chat: pd.DataFrame, code: str, reason: str) -> pd.DataFrame:

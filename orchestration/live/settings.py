@@ -4,7 +4,9 @@
   sensor at most once every 5 s whatever this says).
 - VERDICTS_LIVE_GRACE: wait after a window's end before judging it, for stragglers (default 2).
 - VERDICTS_LIVE_CLOSE_GAP: no line for this long closes a broadcast (default 120).
-- VERDICTS_LIVE_TAGS: `model` (the offline tagger, default) or `gold`.
+- VERDICTS_LIVE_TAGS: the tagger by name: `model` (default; the live default, `kiwi`), `kiwi`,
+  `lexicon`, `openai` or `gold` (see `rules.live_pick.tags`).
+- VERDICTS_LIVE_SUMMARY: the summary writer: `template` (default) or `openai`.
 - VERDICTS_LIVE_SENSORS: `running` to start the sensors with the code location (default stopped).
 """
 
@@ -21,6 +23,7 @@ class LiveSettings:
     close_gap: float
     tags: str
     running: bool
+    summaries: str = "template"
 
 
 def live_settings() -> LiveSettings:
@@ -31,4 +34,5 @@ def live_settings() -> LiveSettings:
         close_gap=float(env.get("VERDICTS_LIVE_CLOSE_GAP", "120")),
         tags=env.get("VERDICTS_LIVE_TAGS", "model"),
         running=env.get("VERDICTS_LIVE_SENSORS", "").lower() in ("running", "on", "1", "true"),
+        summaries=env.get("VERDICTS_LIVE_SUMMARY", "template"),
     )

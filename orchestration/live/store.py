@@ -5,6 +5,8 @@
 - `live_pick_live_windows`: one row per judged (character, window): end, judged and stored
   times, latency from window close to verdicts stored. Its primary key makes a window judged once.
 - `live_pick_live_verdicts` / `live_pick_live_quarantine`: what the window job produced.
+- `live_pick_live_audit`: per judged window, the tagger and summary writer used, model summaries
+  kept and fallen back, and the seed's checks run on the window's verdicts (failing ids by check).
 - `live_pick_live_late`: lines that arrived after their window was judged.
 - `live_pick_viewer_state`: viewer relations, seeded from the reference file, updated when
   a broadcast closes; `live_pick_broadcasts`: closed broadcasts.
@@ -66,6 +68,17 @@ quarantine = sa.Table(
     sa.Column("window_ns", sa.BigInteger),
     sa.Column("reason_code", sa.Text, nullable=False),
     sa.Column("reason", sa.Text, nullable=False),
+)
+audit = sa.Table(
+    "live_pick_live_audit", metadata,
+    sa.Column("character_id", sa.Text, primary_key=True),
+    sa.Column("window_ns", sa.BigInteger, primary_key=True),
+    sa.Column("tagger", sa.Text, nullable=False),
+    sa.Column("summary_writer", sa.Text, nullable=False),
+    sa.Column("summaries_kept", sa.Integer, nullable=False),
+    sa.Column("summaries_fallback", sa.Integer, nullable=False),
+    sa.Column("checks_run", sa.Integer, nullable=False),
+    sa.Column("checks_failed", JSON, nullable=False),
 )
 late = sa.Table(
     "live_pick_live_late", metadata,
@@ -192,6 +205,7 @@ def store_windows(
     judged_ns: int,
     run_id: str | None,
     clock,
+    audit_of: dict[tuple[str, int], dict] | None = None,
 ) -> dict[tuple[str, int], float]:
     """Store verdicts, quarantine and window rows in one transaction; latency per window (ms)."""
     latencies = {}
@@ -227,6 +241,8 @@ def store_windows(
                 "window_end_ns": meta["window_end_ns"], "judged_ns": judged_ns, "stored_ns": stored_ns,
                 "latency_ms": latencies[key], "lines": meta["lines"], "run_id": run_id,
             })
+            if audit_of and key in audit_of:
+                conn.execute(audit.insert(), {"character_id": key[0], "window_ns": key[1], **audit_of[key]})
     return latencies
 
 

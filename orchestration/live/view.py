@@ -13,6 +13,7 @@ from rules.live_pick import verdicts as V
 def latest_windows_markdown(engine: sa.Engine, per_character: int = 3) -> str:
     with engine.connect() as conn:
         wins = pd.read_sql(sa.select(store.windows).order_by(store.windows.c.window_ns.desc()), conn)
+        audit = {(a.character_id, int(a.window_ns)): a for a in conn.execute(sa.select(store.audit))}
         late = conn.execute(sa.select(sa.func.count()).select_from(store.late)).scalar_one()
         quarantined = conn.execute(sa.select(sa.func.count()).select_from(store.quarantine)).scalar_one()
     if wins.empty:
@@ -24,6 +25,13 @@ def latest_windows_markdown(engine: sa.Engine, per_character: int = 3) -> str:
             rows = _rows(engine, character, int(w.window_ns))
             out.append(f"### {md_cell(character)} · {md_cell(w.window_start)} · {w.lines} lines · "
                        f"close → stored {w.latency_ms / 1000:.1f} s")
+            a = audit.get((character, int(w.window_ns)))
+            if a is not None:
+                failed = store.load_json(a.checks_failed) or {}
+                checks = (f"checks {a.checks_run - len(failed)}/{a.checks_run} passed"
+                          + (f" (failed: {md_cell(', '.join(failed))})" if failed else ""))
+                out.append(f"tagger {md_cell(a.tagger)} · summaries {md_cell(a.summary_writer)}: {a.summaries_kept} model, "
+                           f"{a.summaries_fallback} fell back to the template · {checks}")
             picks = sorted((r for r in rows if r["verdict"] == V.PICK), key=lambda r: r["rank_in_window"])
             out += ["", md_table(["rank", "msg_id", "viewer", "summary"],
                                  [[r["rank_in_window"], r["msg_id"], r["viewer_id"], r["summary"]] for r in picks]) if picks else "no pick", ""]

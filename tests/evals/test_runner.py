@@ -55,8 +55,10 @@ def test_summary_markdown_has_one_row_per_domain_and_every_ratio_metric(run):
 def test_domain_extras_reach_the_reports(run):
     _, out = run
     live = json.loads((out / "live_pick" / "report.json").read_text(encoding="utf-8"))
-    assert live["tagger_agreement"]["exact"]["denominator"] > 0
-    assert "태거 태그 정확 일치" in [m["name"] for m in live["metrics"]]
+    assert set(live["tagger_agreement"]) >= {"lexicon", "kiwi"}
+    assert all(a["exact"]["denominator"] > 0 for a in live["tagger_agreement"].values())
+    names = [m["name"] for m in live["metrics"]]
+    assert "태거 태그 정확 일치 (lexicon)" in names and "태거 태그 정확 일치 (kiwi)" in names
     assert any("태거 일치" in s["heading"] for s in live["sections"])
     assert "태거 일치" in (out / "live_pick" / "report.md").read_text(encoding="utf-8")
     persona = json.loads((out / "persona" / "report.json").read_text(encoding="utf-8"))
