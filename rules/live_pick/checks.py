@@ -382,11 +382,11 @@ def summary_checker(norm: Normalised, rows: list[dict], config: LivePickConfig):
         if not is_polite(summary):
             return IMPOLITE
         stated, template = numbers_in(summary), numbers_in(row["summary"])
-        if not template <= stated:
-            return MISSING_NUMBER
         evidence_numbers = {_number(e.get("value")) for e in row["evidence"]} - {None}
         if not stated <= template | evidence_numbers:
             return CHANGED_NUMBER
+        if not template <= stated:
+            return MISSING_NUMBER
         return None
 
     return problem

@@ -65,8 +65,9 @@ def test_judge_output_reproduces_the_expected_fixture(judged, expected):
 def test_judge_rows_carry_every_output_column(judged):
     for r in judged["rows"]:
         assert set(r) == {"pick_id", "msg_id", "viewer_id", "character_id", "window_start", "verdict",
-                          "rank_in_window", "cooldown_elapsed_sec", "evidence", "summary", "hedge"}
+                          "rank_in_window", "cooldown_elapsed_sec", "evidence", "summary", "hedge", "provenance"}
         assert r["evidence"] and r["summary"]
+        assert r["provenance"]["tagger"] == "gold" and r["provenance"]["summary"] == "template"
 
 
 def test_judge_writes_the_quarantined_rows_with_reason_codes(judged):
@@ -180,6 +181,34 @@ def test_unknown_tag_source_exits_2(tmp_path):
     assert code == 2
     assert "bogus" in stderr and "gold" in stderr
     assert not (tmp_path / "v.jsonl").exists()
+
+
+@pytest.mark.parametrize("tagger", ["kiwi", "lexicon"])
+def test_a_tagger_run_passes_every_check_of_validate(tmp_path, tagger):
+    out = tmp_path / "v.jsonl"
+    code, _, stderr = run("judge", "live_pick", "--input", SAMPLE, "--out", out, "--tags", tagger)
+    assert code == 0 and f"tags: {tagger}" in stderr
+    rows = read_jsonl(out)
+    assert len(rows) == 80 and all(r["provenance"]["tagger"] == tagger for r in rows)
+    # evidence never presents the tagger's answer as the gold column
+    cited = [e for r in rows for e in r["evidence"]]
+    assert not [e for e in cited if e["field"] == "topic_tags"]
+    assert any(e["field"] == "body" and e.get("agg") == f"tag:{tagger}" for e in cited)
+    code, stdout, _ = run("validate", "live_pick", "--input", SAMPLE, "--verdicts", out)
+    assert code == 0, stdout
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("PASS")] == CHECK_IDS
+
+
+def test_validate_re_runs_a_deterministic_tagger_and_holds_its_answer(tmp_path):
+    out = tmp_path / "v.jsonl"
+    assert run("judge", "live_pick", "--input", SAMPLE, "--out", out, "--tags", "kiwi")[0] == 0
+    rows = read_jsonl(out)
+    row = _row(rows, "MSG-20260908-1405")  # 다음 곡 뭐야? → 노래, ranked
+    row["provenance"]["answer"] = row["provenance"]["tags"] = ["게임"]  # a claim kiwi never made
+    write_jsonl(out, rows)
+    code, stdout, _ = run("validate", "live_pick", "--input", SAMPLE, "--verdicts", out)
+    assert code == 1
+    assert re.search(r"FAIL\s+12\.vocabulary.*\n.*MSG-20260908-1405: kiwi re-run on the body answers \['노래'\]", stdout)
 
 
 def test_explicit_gold_tags_equal_the_default(tmp_path, judged):

@@ -21,7 +21,7 @@ SYSTEM = (
 
 
 def messages(row: dict) -> list[dict]:
-    given = {"verdict": row["verdict"], "evidence": row["evidence"], "template": row["summary"]}
+    given = {"msg_id": row["msg_id"], "verdict": row["verdict"], "evidence": row["evidence"], "template": row["summary"]}
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": json.dumps(given, ensure_ascii=False)}]
 
 
