@@ -4,8 +4,10 @@ from assets.common.chain import build_assets, numbered_checks
 from assets.common.metadata import md_table
 from assets.common.wiring import chain_for
 from rules.live_pick import verdicts as V
+from rules.common.gates import Normalised, empty_quarantine
 from rules.live_pick.engine import judge
 from rules.live_pick.normalise import JSON_COLUMNS
+from rules.live_pick.summaries import write_summaries
 from schemas.live_pick import DOMAIN
 
 
@@ -19,7 +21,9 @@ CHAIN = chain_for(
     DOMAIN,
     time_fields={"live_chat": "sent_at"},
     json_columns=JSON_COLUMNS,
-    judge=lambda t, cfg: judge(t["live_chat"], t["character_sheet"], t["viewer_relation"], cfg),
+    # tagger and summary writer come from the live_pick configuration (config.yaml: tagger, summary_writer)
+    judge=lambda t, cfg: write_summaries(judge(t["live_chat"], t["character_sheet"], t["viewer_relation"], cfg, cfg.tagger),
+                                         Normalised(tables=t, quarantine=empty_quarantine()), cfg, cfg.summary_writer),
     check_titles=numbered_checks([
         "verdict enum", "required fields filled", "ranges", "cooldown re-computed", "rank re-computed",
         "evidence fields are columns", "evidence values equal rows", "polite Korean summary",
@@ -28,6 +32,7 @@ CHAIN = chain_for(
     ]),
     verdicts_description="One verdict per judged chat line: which three lines each character answers per 30-second window, and why the others were left out.",
     preview=_preview,
+    verdict_json_columns=("evidence", "provenance"),
 )
 
 assets = build_assets(CHAIN)

@@ -9,12 +9,16 @@ from __future__ import annotations
 import pandas as pd
 
 from evals.divergence import step_finder, wrong_cases
-from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric
+from collections import Counter
+
+from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric, record_metric
 from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
 from evals.shared_metrics import RECONCILIATION_NOTE, agreement_metric, checks_metric, flag_metrics, quarantine_metric
+from evals.stats import Ratio
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
+from rules.live_pick.summaries import summary_counts
 
 STEPS = {
     V.OUT_OF_WORLD: "세계관·금칙 단계",
@@ -26,13 +30,54 @@ RANK_STEP = "순위 단계"
 HONESTY = [
     SYNTHETIC_LABELS_NOTE,
     "채팅 로그, 캐릭터 설정표, 시청자 관계 기록도 같은 손으로 만들었습니다. 실제 선별 품질은 실제 방송 채팅과 운영자 선택이 있어야 잴 수 있습니다.",
-    "태그는 수집기의 정답 태그(topic_tags)로 판정했습니다. 실제 운영에서 태거가 틀리는 경우는 이 수치에 들어 있지 않습니다.",
     SMALL_DENOMINATOR_NOTE,
     "후원이 크다고 좋은 질문은 아닙니다. 순위는 참고 자리이고 최종 선택은 운영자가 합니다.",
 ]
 
 load_golden = golden_loader("msg_id", "verdict")
 diverging_step = step_finder(STEPS, RANK_STEP)
+
+
+GOLD_TAGS_NOTE = "태그는 수집기의 정답 태그(topic_tags)로 판정했습니다. 실제 운영에서 태거가 틀리는 경우는 이 수치에 들어 있지 않습니다."
+
+
+def _provenance(rows: list[dict]) -> list[dict]:
+    """Each row's provenance; a row without one was judged on gold tags with the template."""
+    return [r["provenance"] if isinstance(r.get("provenance"), dict) else {"tagger": "gold", "summary": "template"}
+            for r in rows if isinstance(r, dict)]
+
+
+def run_notes(rows: list[dict]) -> list[str]:
+    """Which tagger and which summary writer the run used, read from the rows themselves."""
+    prov = _provenance(rows)
+    taggers = Counter(p.get("tagger", "gold") for p in prov)
+    notes = []
+    if set(taggers) <= {"gold"}:
+        notes.append(GOLD_TAGS_NOTE)
+    else:
+        used = ", ".join(f"{t} {n}줄" for t, n in taggers.most_common())
+        discards = Counter(p.get("discard") for p in prov if p.get("discard") not in (None, "no_tag"))
+        why = ", ".join(f"{k} {v}" for k, v in discards.most_common())
+        notes.append(f"태그는 본문만 본 태거의 답으로 판정했습니다({used}). 재계산도 이 실행이 쓴 태그로 하고, 정답 태그(topic_tags)는 태거 채점에만 씁니다."
+                     + (f" 태거의 답을 버리고 세계관 밖으로 둔 줄은 {sum(discards.values())}줄입니다({why})." if discards else ""))
+    counts = summary_counts([r for r in rows if isinstance(r, dict)])
+    asked = counts["kept"] + counts["fallback"]
+    if asked:
+        why = ", ".join(f"{k} {v}" for k, v in sorted(counts["reasons"].items()))
+        notes.append(f"요약 문장은 모델이 썼고, 검증(판정·인용 컬럼·값·존댓말·숫자)을 통과한 {counts['kept']}줄만 남겼으며 "
+                     f"{counts['fallback']}줄은 규칙의 기본 문장으로 되돌렸습니다" + (f" (사유: {why})." if why else "."))
+    else:
+        notes.append("요약 문장은 모두 규칙의 기본 문장(템플릿)입니다.")
+    return notes
+
+
+def summary_metric(rows: list[dict]) -> list:
+    counts = summary_counts([r for r in rows if isinstance(r, dict)])
+    asked = counts["kept"] + counts["fallback"]
+    if not asked:
+        return []
+    return [record_metric("모델 요약 유지", "검증을 통과해 남은 모델 요약 / 모델에 요약을 맡긴 줄", Ratio(counts["kept"], asked),
+                          "모델 · 자동 검증", "떨어진 줄은 규칙의 기본 문장으로 되돌렸습니다")]
 
 
 def _picked(verdict: str) -> bool:
@@ -57,6 +102,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     metrics = [
         *golden_metrics,
         checks_metric(checks),
+        *summary_metric(rows),
         quarantine_metric(reconciliation, "세", RECONCILIATION_NOTE),
         person_metric("지금 답변할 질문을 운영자가 실제로 넘기나", "표본 20건을 따라가 봅니다",
                       "후원이 큰 줄이라도 방송 흐름과 안 맞으면 건너뛰는 경우가 있습니다"),
@@ -66,6 +112,6 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         *wrong_cases(paired, diverging_step, predicted, "summary"),
         *wrong_cases(paired, diverging_step, predicted, "summary", "답변 선택 일치", lambda g, p: _picked(g) != _picked(p)),
     ]
-    return golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, HONESTY,
+    return golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, [*HONESTY[:2], *run_notes(rows), *HONESTY[2:]],
                          metrics=metrics, labels=list(V.ORDER), wrong_cases=wrong,
                          verdict_counts=count_labels(labels.values(), V.ORDER))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from rules.common import config as common
 from rules.common.config import DomainConfig, Strict, load_yaml_config
@@ -27,6 +27,27 @@ class LivePickConfig(DomainConfig):
     missing_topic_min_closeness: float = Field(0, ge=0)
     first_time_viewer: FirstTimeViewer = FirstTimeViewer()
     report: ReportCriteria = ReportCriteria()
+    tagger: str = "gold"
+    """The daily chain's tagger (`rules.live_pick.tags`); the live path reads VERDICTS_LIVE_TAGS."""
+    summary_writer: str = "template"
+
+    @field_validator("tagger")
+    @classmethod
+    def _known_tagger(cls, v: str) -> str:
+        from rules.live_pick.tags import NAMES
+
+        if v not in NAMES:
+            raise ValueError(f"tagger must be one of {', '.join(NAMES)}")
+        return v
+
+    @field_validator("summary_writer")
+    @classmethod
+    def _known_writer(cls, v: str) -> str:
+        from rules.live_pick.summaries import WRITERS
+
+        if v not in WRITERS:
+            raise ValueError(f"summary_writer must be one of {', '.join(WRITERS)}")
+        return v
 
 
 @lru_cache(maxsize=None)
