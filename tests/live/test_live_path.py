@@ -124,6 +124,14 @@ def test_every_line_is_judged_once_as_the_batch_engine_judges_it(live):
     characters = {c for c, _ in [(json.loads(t)["character_id"], 0) for t in lines]}
     assert set(wins["character_id"]) == characters and len(wins) >= 6
     assert not wins.duplicated(["character_id", "window_ns"]).any()
+    # the seed's checks ran on every window's verdicts, with the live default tagger, and passed
+    with warehouse.engine.connect() as conn:
+        audit = pd.read_sql(sa.select(store.audit), conn)
+    assert set(zip(audit["character_id"], audit["window_ns"])) == set(zip(wins["character_id"], wins["window_ns"]))
+    assert set(audit["tagger"]) == {"kiwi"} and set(audit["summary_writer"]) == {"template"}
+    assert (audit["checks_run"] == 15).all()
+    assert all(not store.load_json(f) for f in audit["checks_failed"])
+    assert all(r["provenance"]["tagger"] == "kiwi" for r in rows)
     # judged after the window closed plus grace, within the loop's step and run time
     assert (wins["latency_ms"] >= 2000).all() and (wins["latency_ms"] <= 11000).all()
 
@@ -220,3 +228,17 @@ def test_live_board_shows_windows_with_their_latency(live):
     assert "MSG-20260908-1401" in page and "판정 지연 —" not in page
     md = latest_windows_markdown(warehouse.engine)
     assert "close → stored" in md and "지금 답변할 질문" not in md.split("###")[0]
+    assert "tagger kiwi · summaries template: 0 model, 0 fell back to the template · checks 15/15 passed" in md
+
+
+def test_a_failing_check_is_held_against_the_windows_of_its_failing_lines():
+    from orchestration.live.judge import window_audit
+    from rules.common.checks import CheckResult
+
+    rows = [{"msg_id": m, "provenance": {"summary": s, "summary_fallback": f}}
+            for m, s, f in (("m1", "openai", None), ("m2", "template", "impolite"), ("m3", "template", None))]
+    checks = [CheckResult("5.rank", "rank", False, ["m1", "zz"]), CheckResult("8.polite", "polite", True)]
+    audit = window_audit(rows, checks, {"m1": ("A", 0), "m2": ("A", 0), "m3": ("B", 30)}, "kiwi", "openai")
+    assert audit[("A", 0)] == {"tagger": "kiwi", "summary_writer": "openai", "summaries_kept": 1, "summaries_fallback": 1,
+                               "checks_run": 2, "checks_failed": {"5.rank": ["m1"]}}
+    assert audit[("B", 30)]["checks_failed"] == {} and audit[("B", 30)]["summaries_kept"] == 0

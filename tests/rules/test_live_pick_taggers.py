@@ -1,0 +1,95 @@
+"""The taggers by name: kiwi on hand-written inflected and spaced forms, near misses and
+emoji-only lines; the registry; the vocabulary rule every tagger answer goes through."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from rules.live_pick import tags as T
+from rules.live_pick.tagger_kiwi import shared_tagger
+from rules.live_pick.tagger_lexicon import LexiconTagger
+from tests.conftest import ROOT, SEEDS
+
+
+@pytest.fixture(scope="module")
+def kiwi():
+    return shared_tagger()
+
+
+def answers(tagger, bodies):
+    return [p.answer for p in tagger.propose(bodies)]
+
+
+@pytest.mark.parametrize("body, tags", [
+    ("노래 한 곡 불러줘", ["노래"]),            # spaced, and a verb stem glued to its ending
+    ("노래를 불러 줘", ["노래"]),              # a particle on the noun
+    ("노래불러줘", ["노래"]),                  # no spaces at all
+    ("한 곡만 더 불러 줄 수 있어?", ["노래"]),
+    ("어제 부른 곡 제목이 뭐였지", ["노래"]),   # past form of 부르다
+    ("우리 처음 만났던 날 기억나?", ["팬과의추억"]),
+    ("첫 팬미팅 때 기억나요?", ["팬과의추억"]),
+    ("게임 한판 더 해요", ["게임"]),
+    ("라면 끓였어?", ["요리"]),
+    ("시험 끝났어? 게임 하자", ["학교생활", "게임"]),
+    ("너 GPT 맞지?", ["메타발언"]),
+    ("gpt랑 얘기하는 거 같아", ["메타발언"]),    # Latin case does not matter
+])
+def test_kiwi_meets_inflected_and_spaced_forms(kiwi, body, tags):
+    assert answers(kiwi, [body]) == [tags]
+
+
+@pytest.mark.parametrize("body", [
+    "작곡 언제부터 했어?",        # 작곡 holds 곡 but is not a song request (the lexicon's substring miss)
+    "미아야 오늘 학교에서 뭐 했어?",  # 오늘 … 뭐 했어 is 일상 only when the words run together
+    "하루야 귀여워",              # a character named like the word 하루 is no 일상 topic
+    "실제 나이는 비밀이지?",       # 실제 alone is not 메타발언's 실제로
+])
+def test_kiwi_near_misses_stay_out_of_the_neighbouring_topic(kiwi, body):
+    found = answers(kiwi, [body])[0] or []
+    assert "노래" not in found and "일상" not in found and "메타발언" not in found
+
+
+def test_lexicon_substring_misses_that_kiwi_does_not(kiwi):
+    assert answers(LexiconTagger(), ["작곡 언제부터 했어?"]) == [["노래", "작곡"]]
+    assert answers(kiwi, ["작곡 언제부터 했어?"]) == [["작곡"]]
+    assert answers(LexiconTagger(), ["노래불러줘"]) == [["노래"]] and answers(LexiconTagger(), ["곡 부르자"]) == [["노래"]]
+
+
+@pytest.mark.parametrize("body", ["ㅠㅠㅠㅠ 🥹🥹", "💄✨✨", "ㅋㅋㅋㅋㅋ", "👍", "!!", ""])
+def test_kiwi_finds_nothing_on_emoji_and_exclamations(kiwi, body):
+    assert answers(kiwi, [body]) == [None]
+
+
+def test_every_tagger_answer_goes_through_the_vocabulary_rule(kiwi):
+    chat = pd.DataFrame({"msg_id": ["a", "b", "c"], "character_id": ["CH-0008"] * 3,
+                         "body": ["노래 불러 줘", "시험 언제 끝나?", "ㅋㅋ"], "topic_tags": [None] * 3,
+                         "sent_at_ns": [0, 0, 0]}, index=[5, 6, 7])
+    sheet = pd.DataFrame({"character_id": ["CH-0008"], "world_topic_tags": [["학교생활", "게임"]], "banned_tags": [["연애"]]})
+    out = T.tag_lines(chat, sheet, "model")  # the alias of the live default
+    assert list(out.index) == [5, 6, 7] and set(out["tagger"]) == {"kiwi"}
+    assert list(out["answer"]) == [["노래"], ["학교생활"], None]
+    assert list(out["tags"]) == [None, ["학교생활"], None]  # 노래 is outside 하루's vocabulary: answer discarded
+    assert list(out["discard"]) == [T.OUTSIDE_VOCABULARY, None, T.NO_TAG]
+
+
+def test_the_registry_names_every_tagger_once():
+    assert T.canonical("model") == T.LIVE_DEFAULT == "kiwi"
+    assert set(T.NAMES) == {"gold", "lexicon", "kiwi", "openai", "model"}
+    assert T.tag_source("kiwi") is T.tag_source("model")  # one analyser per process
+    with pytest.raises(ValueError, match="unknown tagger 'bogus'.*gold"):
+        T.tag_source("bogus")
+
+
+def test_judge_with_gold_tags_never_loads_the_analyser(tmp_path):
+    code = (
+        "import sys\n"
+        "from orchestration.cli import main\n"
+        f"assert main(['judge', 'live_pick', '--input', r'{SEEDS / 'live_pick'}', '--out', r'{tmp_path / 'v.jsonl'}']) == 0\n"
+        "assert 'kiwipiepy' not in sys.modules and 'httpx' not in sys.modules, sorted(m for m in sys.modules if 'kiwi' in m)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
