@@ -23,6 +23,7 @@ class EvalConfig(Config):
     out_dir: str = Field("", description="--out: output folder (default: <reports root>/eval)")
     baseline: str = Field("", description="--baseline: a previous run's summary.json; empty: no gate")
     margin: float = Field(0.02, ge=0, description="--margin: largest allowed drop of a gated metric")
+    tags: str = Field("gold", description="--tags: the live_pick tagger its verdicts are judged with (gold, lexicon, kiwi, openai, model)")
 
 
 @op
@@ -31,7 +32,7 @@ def run_evaluation(config: EvalConfig, raw_files: RawFilesResource, reports: Rep
 
     out = Path(config.out_dir or Path(reports.root) / "eval")
     summary, gate = evaluate(config.domains, Path(config.input_root or raw_files.root), config.golden,
-                             out, Path(config.baseline) if config.baseline else None, config.margin)
+                             out, Path(config.baseline) if config.baseline else None, config.margin, config.tags)
     metadata = {"summary": MetadataValue.md(render_summary(summary)), "out_dir": MetadataValue.path(str(out))}
     if gate is not None:
         metadata["gate"] = MetadataValue.md(render_gate(gate))

@@ -84,13 +84,14 @@ def _live_pick_extras(domain, input_dir: Path, judged, report) -> dict:
 EXTRAS = {"persona": _persona_extras, "live_pick": _live_pick_extras}
 
 
-def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None) -> tuple[object, dict]:
-    """(Report, extra JSON) for one domain folder, judged and checked as `verdicts judge`/`validate` do."""
+def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: str = "gold") -> tuple[object, dict]:
+    """(Report, extra JSON) for one domain folder, judged and checked as `verdicts judge`/`validate` do
+    (`tags`: the live_pick tagger the verdicts are judged with; other domains have only gold)."""
     from orchestration import domains
 
     domain = domains.get(name)
     golden = domain.load_golden(golden_path) if golden_path else None
-    judged = domain.judge_dir(input_dir)
+    judged = domain.judge_dir(input_dir, tags=tags if tags in domain.tag_sources else "gold")
     checks, gated = domain.check_dir(input_dir, judged.rows)
     report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · {input_dir}")
     extra = EXTRAS[name](domain, input_dir, judged, report) if name in EXTRAS else {}
@@ -120,7 +121,7 @@ def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: P
     return files
 
 
-def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None, out_dir: Path) -> dict:
+def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None, out_dir: Path, tags: str = "gold") -> dict:
     """Every named domain's report files, then summary.{md,json}; returns the summary."""
     golden = golden or {}
     out_dir = Path(out_dir)
@@ -128,7 +129,7 @@ def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None,
     for name in names:
         input_dir = domain_input(Path(input_root), name, len(names) == 1)
         golden_path = golden.get(name) or (input_dir / "golden.jsonl" if (input_dir / "golden.jsonl").is_file() else None)
-        report, extra = evaluate_domain(name, input_dir, golden_path)
+        report, extra = evaluate_domain(name, input_dir, golden_path, tags)
         files = write_domain(name, report, extra, input_dir, golden_path, out_dir / name)
         summary["domains"][name] = {
             "input": str(input_dir),
@@ -273,10 +274,12 @@ def load_summary(path: Path) -> dict:
 # ---- one entry point for the CLI and the Dagster job ---------------------------------------
 
 def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_dir: Path,
-             baseline: Path | None = None, margin: float = DEFAULT_MARGIN) -> tuple[dict, Gate | None]:
+             baseline: Path | None = None, margin: float = DEFAULT_MARGIN, tags: str = "gold") -> tuple[dict, Gate | None]:
     """run_eval, then (with a baseline) the gate, written to `<out>/gate.{md,json}`."""
     from orchestration.domains import ALL_DOMAINS
+    from rules.live_pick.tags import canonical
 
+    canonical(tags)  # an unknown tagger name is a usage error before anything runs
     names = list(dict.fromkeys(names or ALL_DOMAINS))
     unknown = [n for n in names if n not in ALL_DOMAINS]
     if unknown:
@@ -284,7 +287,7 @@ def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_d
     if margin < 0:
         raise ValueError("--margin must not be negative")
     previous = load_summary(baseline) if baseline else None  # read before the run may overwrite it
-    summary = run_eval(names, input_root, parse_golden(golden, names), out_dir)
+    summary = run_eval(names, input_root, parse_golden(golden, names), out_dir, tags)
     if previous is None:
         return summary, None
     gate = compare_to_baseline(summary, previous, margin)
@@ -300,6 +303,8 @@ def add_eval_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="output folder (default: <VERDICTS_HOME>/reports/eval)")
     p.add_argument("--baseline", type=Path, help="a previous run's summary.json: list what moved; exit 1 on a regression")
     p.add_argument("--margin", type=float, default=DEFAULT_MARGIN, help="largest allowed drop of a gated metric (default 0.02)")
+    p.add_argument("--tags", default="gold", help="live_pick: the tagger its verdicts are judged with (default gold); "
+                   "tagger agreement is measured for every tagger either way")
     return p
 
 
@@ -314,7 +319,7 @@ def main_eval(args: argparse.Namespace) -> int:
 
     out = args.out or reports_dir() / "eval"
     try:
-        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, out, args.baseline, args.margin)
+        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, out, args.baseline, args.margin, args.tags)
     except (DatasetError, ValueError, FileNotFoundError) as exc:
         print(f"verdicts eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

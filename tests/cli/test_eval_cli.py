@@ -129,3 +129,14 @@ def test_the_verdicts_command_runs_eval_through_the_cli(tmp_path):
 
     assert main(["eval", "--domain", "live_pick", "--out", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "summary.md").is_file() and (tmp_path / "out" / "live_pick" / "report.md").is_file()
+
+
+def test_live_pick_judged_with_a_tagger_says_so_and_scores_every_tagger(tmp_path):
+    code, _, err = run("--domain", "live_pick", "--tags", "kiwi", "--out", str(tmp_path))
+    assert code == 0, err
+    report = json.loads((tmp_path / "live_pick" / "report.json").read_text(encoding="utf-8"))
+    assert any("kiwi 80줄" in note for note in report["honesty"])
+    assert not any("수집기의 정답 태그(topic_tags)로 판정했습니다" in note for note in report["honesty"])
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["domains"]["live_pick"]["checks_passed"] and set(report["tagger_agreement"]) >= {"lexicon", "kiwi"}
+    assert run("--domain", "live_pick", "--tags", "bogus", "--out", str(tmp_path / "x"))[0] == 2
