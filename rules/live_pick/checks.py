@@ -13,6 +13,7 @@ kiwi), re-runs it on the body; an `openai` answer cannot be re-computed offline.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from functools import partial
 
@@ -379,6 +380,9 @@ def summary_checker(norm: Normalised, rows: list[dict], config: LivePickConfig):
             if _evidence_problem(ctx, row["msg_id"], ctx.expected[row["msg_id"]], e):
                 return CHANGED_VALUE
         summary = answer["summary"]
+        named = set(re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)+", summary))  # column-like names in the sentence itself
+        if named - {c for cols in known.values() for c in cols}:
+            return MISSING_COLUMN
         if not is_polite(summary):
             return IMPOLITE
         stated, template = numbers_in(summary), numbers_in(row["summary"])
@@ -394,8 +398,6 @@ def summary_checker(norm: Normalised, rows: list[dict], config: LivePickConfig):
 
 def numbers_in(text: str) -> set[str]:
     """The numbers a sentence states, thousands separators dropped ("5,000원" → "5000")."""
-    import re
-
     return {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
 
 

@@ -23,6 +23,8 @@ from typing import Protocol, Sequence
 
 import pandas as pd
 
+from rules.common.timestamps import NS_PER_SEC
+
 TAGGERS = ("gold", "lexicon", "kiwi", "openai")
 LIVE_DEFAULT = "kiwi"
 ALIASES = {"model": LIVE_DEFAULT}
@@ -107,7 +109,7 @@ def tag_lines(chat: pd.DataFrame, sheet: pd.DataFrame, source, window_seconds: i
         tags = [list(t) if isinstance(t, list) else None for t in chat["topic_tags"]]
         return pd.DataFrame({"answer": tags, "tags": tags, "discard": None, "tagger": "gold"}, index=chat.index, dtype=object)
     vocab = vocabularies(chat, sheet)
-    step = window_seconds * 1_000_000_000
+    step = window_seconds * NS_PER_SEC  # budgets are per (character, window)
     groups = list(zip(chat["character_id"], (int(s) - int(s) % step for s in chat["sent_at_ns"]))) if "sent_at_ns" in chat else [None] * len(chat)
     proposals = source.propose(list(chat["body"]), vocab, groups) if len(chat) else []
     answers, used, discard = [], [], []

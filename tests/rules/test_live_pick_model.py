@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 
 import pytest
 
@@ -144,6 +143,7 @@ def summary_answer(request):
     cases = {
         "1405": {**good, "verdict": V.OUT_OF_WORLD},                                                     # check 1
         "1406": {**good, "evidence": [{"dataset": "live_chat", "field": "tip_amount", "value": 0}]},   # check 6
+        "1410": {**good, "summary": "live_chat.tip_amount 가 비어 있는 줄입니다."},                     # check 6, in the text
         "1407": {**good, "evidence": [{**cite[0], "value": 9999}]},                                     # check 7
         "1501": {**good, "summary": template.replace("10,000원", "20,000원")},                          # number
         "1408": {**good, "summary": "순위에 밀린 줄이라 다음 구간에서 다시 봅니다."},                    # numbers dropped
@@ -160,6 +160,7 @@ def summary_answer(request):
 
 FALLBACKS = {
     "MSG-20260908-1405": "wrong_verdict", "MSG-20260908-1406": "missing_column", "MSG-20260908-1407": "changed_value",
+    "MSG-20260908-1410": "missing_column",
     "MSG-20260908-1501": "changed_number", "MSG-20260908-1408": "missing_number", "MSG-20260908-1402": "impolite",
     "MSG-20260908-1403": "malformed_answer", "MSG-20260908-1404": "timeout", "MSG-20260908-1409": "endpoint_error",
 }
