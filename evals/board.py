@@ -12,6 +12,7 @@ script are inline) and its script only opens, closes and filters what is already
 
 from __future__ import annotations
 
+import contextvars
 import html
 import importlib
 import json
@@ -24,6 +25,9 @@ from typing import Any, Callable, Mapping
 
 from evals.render import script_json
 from evals.report import PERSON, Report, label
+
+_ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
+"""Set while a served page renders: every row links to its item page."""
 
 MAX_ITEMS_PER_GROUP = 500
 """Rows shown per verdict group, live window or quarantine table; the rest are counted, and the tables have them all."""
@@ -51,6 +55,18 @@ class Board:
     """persona: (review queue rows, candidate count, sample size) for the manual check."""
     latency: Mapping[tuple[str, str], float] = field(default_factory=dict)
     """live_pick: seconds from a window's close to its verdicts stored, by (character_id, window_start)."""
+
+
+@dataclass(frozen=True)
+class Served:
+    """How a page served by the web front differs from the self-contained file: the response's
+    CSP nonce on the inline style and script, a navigation bar, and a link from each row to its item page."""
+
+    nonce: str
+    nav: str = ""
+    """Trusted markup placed above the header."""
+    item_href: Callable[[str], str] | None = None
+    """Item id → URL of its detail page."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +119,7 @@ def value_html(v) -> str:
 # -- items ---------------------------------------------------------------------------------------
 
 
-def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...]) -> str:
+def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Callable[[str], str] | None = None) -> str:
     verdict = label(row.get(spec.verdict_key))
     rid = row.get(spec.id_field)
     second = row.get(spec.second_id) if spec.second_id else None
@@ -118,6 +134,9 @@ def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...]) -> str:
     if fields:
         body.append("<dl class='fields'>" + "".join(f"<div><dt>{e(k)}</dt><dd>{value_html(v)}</dd></div>" for k, v in fields) + "</dl>")
     body.append(_evidence_table(row.get("evidence")))
+    href = href or _ITEM_HREF.get()
+    if href is not None and isinstance(rid, str):
+        body.append(f"<p class='detail'><a href='{e(href(rid))}'>자세히 보기 — 근거 행의 파일·줄과 대화 흐름</a></p>")
     return (f"<details class='item' id='i-{n}' data-id='{e(rid)}' data-verdict='{e(verdict)}'>{head}"
             f"<div class='body'>{''.join(body)}</div></details>")
 
@@ -176,7 +195,16 @@ def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
 # -- the page ------------------------------------------------------------------------------------
 
 
-def render_board(board: Board) -> str:
+def render_board(board: Board, served: Served | None = None) -> str:
+    """The page; `served` set: for the web front (nonce, navigation, item links) instead of a file."""
+    token = _ITEM_HREF.set(served.item_href if served else None)
+    try:
+        return _render_board(board, served)
+    finally:
+        _ITEM_HREF.reset(token)
+
+
+def _render_board(board: Board, served: Served | None) -> str:
     spec = board_spec(board.domain)
     report = board.report
     group_counts = counts(spec, board.rows)
@@ -197,11 +225,12 @@ def render_board(board: Board) -> str:
         "excluded": len(report.excluded), "self_score": report.has_golden,
     }
     items = (spec.items or _default_items)(spec, board)
+    nonce = f" nonce='{e(served.nonce)}'" if served else ""
     anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
     return "".join([
         "<!doctype html><html lang='ko'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{e(title)}</title><style>{_asset('board.css')}</style></head><body>",
+        f"<title>{e(title)}</title><style{nonce}>{_asset('board.css')}</style></head><body>", served.nav if served else "",
         f"<header class='top'><p class='eyebrow'><code>{e(board.domain)}</code> 판정 보드</p><h1>{e(spec.title)}</h1>",
         f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
         sample, spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
@@ -217,7 +246,7 @@ def render_board(board: Board) -> str:
         _checks_panel(report), _self_score(report, anchors), _notes(board),
         "</aside></div>",
         f"<script type='application/json' id='board-data'>{script_json(data)}</script>",
-        f"<script>{_asset('board.js')}</script></body></html>",
+        f"<script{nonce}>{_asset('board.js')}</script></body></html>",
     ])
 
 

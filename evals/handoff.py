@@ -68,8 +68,8 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
           for v in LABELS],
         checks_metric(checks),
         quarantine_metric(reconciliation, "네"),
-        person_metric("인용한 도움말이 답과 맞나", "상담원이 인용 있는 AI 답을 도움말과 대조합니다"),
-        person_metric("연결 문구에 걸린 메시지가 정말 상담원 요청인가", "상담 매니저가 펼쳐 보고 정합니다"),
+        person_metric("인용한 도움말이 답과 맞나", "상담원이 인용 있는 AI 답을 도움말과 대조합니다", key="handoff.1"),
+        person_metric("연결 문구에 걸린 메시지가 정말 상담원 요청인가", "상담 매니저가 펼쳐 보고 정합니다", key="handoff.2"),
     ]
     if counts:
         metrics[:0] = [

@@ -105,8 +105,8 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         *summary_metric(rows),
         quarantine_metric(reconciliation, "세", RECONCILIATION_NOTE),
         person_metric("지금 답변할 질문을 운영자가 실제로 넘기나", "표본 20건을 따라가 봅니다",
-                      "후원이 큰 줄이라도 방송 흐름과 안 맞으면 건너뛰는 경우가 있습니다"),
-        person_metric("쿨다운이 팬이 느끼기에 적당한가", "방송 뒤 채팅 반응을 보고 정합니다"),
+                      "후원이 큰 줄이라도 방송 흐름과 안 맞으면 건너뛰는 경우가 있습니다", key="live_pick.1"),
+        person_metric("쿨다운이 팬이 느끼기에 적당한가", "방송 뒤 채팅 반응을 보고 정합니다", key="live_pick.2"),
     ]
     wrong = [
         *wrong_cases(paired, diverging_step, predicted, "summary"),

@@ -74,8 +74,8 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         checks_metric(checks),
         record_metric("판정에서 뺀 턴", "빈 응답·설정 없음 턴 / 전체 턴", Ratio(len(excluded), len(codes)), "데이터"),
         quarantine_metric(reconciliation, "두"),
-        person_metric("사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼까", "검토 대기열 표본 20건을 눈으로 봅니다"),
-        person_metric("설정 항목이 비어 있는 캐릭터를 어디까지 판정할까", "기획 기준에 따라 담당자가 정합니다"),
+        person_metric("사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼까", "검토 대기열 표본 20건을 눈으로 봅니다", key="persona.1"),
+        person_metric("설정 항목이 비어 있는 캐릭터를 어디까지 판정할까", "기획 기준에 따라 담당자가 정합니다", key="persona.2"),
     ]
     return golden_report("persona", scope, paired, checks, quarantine, reconciliation, HONESTY,
                          metrics=metrics, labels=list(V.ORDER[:4]),

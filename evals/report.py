@@ -39,6 +39,8 @@ class Metric:
     rests_on: str
     """What the figure rests on: rule, data, person."""
     note: str = ""
+    key: str = ""
+    """For a person-checked metric, the manual check it reports (`persona.1`); see `evals.manual_checks`."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +51,7 @@ class Metric:
             "status": self.status,
             "rests_on": self.rests_on,
             "note": self.note,
+            "key": self.key,
         }
 
 
@@ -66,8 +69,9 @@ def record_metric(name: str, definition: str, ratio: Ratio, rests_on: str, note:
     return Metric(name, definition, ratio, RECORD_ONLY, RECORD_ONLY, rests_on, note)
 
 
-def person_metric(name: str, definition: str, note: str = "") -> Metric:
-    return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note)
+def person_metric(name: str, definition: str, note: str = "", key: str = "") -> Metric:
+    """A figure a person decides; `key` ties it to a manual check whose decisions can fill it."""
+    return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note, key)
 
 
 def rows_by_id(rows: list, id_field: str) -> dict[str, dict]:

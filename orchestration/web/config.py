@@ -21,3 +21,9 @@ class WebConfig:
     token: str | None = field(default_factory=lambda: os.environ.get(TOKEN_ENV) or None)
     warehouse_url: str = field(default_factory=environment.warehouse_url)
     home: Path = field(default_factory=environment.verdicts_home)
+    raw_dir: Path = field(default_factory=environment.raw_dir)
+    """Admin pages: one folder per domain, judged per day (the sample data by default)."""
+    upload_max_bytes: int = 20 * 1024 * 1024
+    """Admin pages: the most one upload (all its files) may hold."""
+    upload_max_rows: int = 200_000
+    """Admin pages: the most lines one uploaded file may hold."""

@@ -20,7 +20,7 @@ class DatasetError(Exception):
     """
 
     def __init__(self, dataset: str, file: str, message: str, column: str | None = None):
-        self.dataset, self.file, self.column = dataset, file, column
+        self.dataset, self.file, self.column, self.reason = dataset, file, column, message
         where = f"{file}" + (f", column '{column}'" if column else "")
         super().__init__(f"{dataset}: {where}: {message}")
 
