@@ -19,7 +19,7 @@ from dagster import (
     in_process_executor,
 )
 
-from assets.common.chain import DayWindow, build_assets, numbered_checks
+from assets.common.chain import DayWindow, build_assets, seed_checks
 from assets.common.metadata import md_table
 from assets.common.wiring import chain_for
 from rules.handoff.engine import day_tables
@@ -44,11 +44,7 @@ def _preview(rows: list[dict]) -> str:
 CHAIN = chain_for(
     DOMAIN,
     verdict_json_columns=("evidence", "uncited_message_ids"),
-    check_titles=numbered_checks([
-        "verdict enum", "required fields present", "counts and durations ≥ 0", "durations re-computed",
-        "rule 1: request ignored", "rule 2: uncited answer", "rule 3: re-entry", "rules 4–5: late reply, AI ended",
-        "evidence fields are columns", "evidence values equal rows", "polite Korean summary",
-    ]),
+    check_titles=seed_checks(DOMAIN),
     verdicts_description="One verdict per listed support room of the day: should the AI have handed it to a counsellor? "
                          "Reads the normalised days D−1…D+1 for rooms across midnight and re-entry the next day.",
     preview=_preview,

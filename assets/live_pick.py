@@ -1,6 +1,6 @@
 """live_pick as Dagster assets: the shared daily chain over the live_pick rules."""
 
-from assets.common.chain import build_assets, numbered_checks
+from assets.common.chain import build_assets, seed_checks
 from assets.common.metadata import md_table
 from assets.common.wiring import chain_for
 from rules.live_pick import verdicts as V
@@ -24,12 +24,7 @@ CHAIN = chain_for(
     # tagger and summary writer come from the live_pick configuration (config.yaml: tagger, summary_writer)
     judge=lambda t, cfg: write_summaries(judge(t["live_chat"], t["character_sheet"], t["viewer_relation"], cfg, cfg.tagger),
                                          Normalised(tables=t, quarantine=empty_quarantine()), cfg, cfg.summary_writer),
-    check_titles=numbered_checks([
-        "verdict enum", "required fields filled", "ranges", "cooldown re-computed", "rank re-computed",
-        "evidence fields are columns", "evidence values equal rows", "polite Korean summary",
-        "empty tags are out of world", "rule order", "closeness per character", "tag vocabulary",
-        "cooldown and rank filled when due",
-    ]),
+    check_titles=seed_checks(DOMAIN),
     verdicts_description="One verdict per judged chat line: which three lines each character answers per 30-second window, and why the others were left out.",
     preview=_preview,
     verdict_json_columns=("evidence", "provenance"),

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 from dagster import Config, MaterializeResult, MetadataValue, asset
 
-from assets.common.chain import build_assets, numbered_checks
+from assets.common.chain import build_assets, seed_checks
 from assets.common.metadata import md_table
 from assets.common.resources import ReportsResource
 from assets.common.wiring import chain_for
@@ -28,10 +28,7 @@ CHAIN = chain_for(
     DOMAIN,
     judge=lambda t, cfg: judge(t["turns"], t["profiles"], cfg),
     verdict_key="persona_code",
-    check_titles=numbered_checks([
-        "persona_code enum", "required fields filled", "stated_age within 0–120", "evidence fields are columns",
-        "evidence values equal rows", "forbidden topic_tag gives forbidden_topic", "polite Korean summary",
-    ]),
+    check_titles=seed_checks(DOMAIN),
     verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
     preview=_preview,
 )

@@ -4,7 +4,7 @@ The baseline of each surface is taken over the day's events, the partition being
 scope; the report carries the baseline sweep.
 """
 
-from assets.common.chain import build_assets, numbered_checks
+from assets.common.chain import build_assets, seed_checks
 from assets.common.metadata import md_table
 from assets.common.wiring import chain_for
 from rules.retry import verdicts as V
@@ -21,12 +21,7 @@ def _preview(rows: list[dict]) -> str:
 CHAIN = chain_for(
     DOMAIN,
     judge=lambda t, cfg: judge(t["interaction_events"], t["surface_catalog"], cfg),
-    check_titles=numbered_checks([
-        "verdict enum", "seven fields present", "surface_key trimmed, lower-cased, in the catalog",
-        "surface_baseline is the cross-session median", "max_overlap re-computed", "overlaps within 0–1",
-        "evidence fields are columns", "evidence values equal rows", "exact_retry texts equal",
-        "reworded_retry above the baseline", "surface_hop over 3+ surfaces", "polite Korean reason",
-    ]),
+    check_titles=seed_checks(DOMAIN),
     verdicts_description="One verdict per event: did the user try again (same text, reworded, across surfaces) or finish in one go?",
     preview=_preview,
 )

@@ -304,7 +304,8 @@ def _notes(board: Board) -> str:
         auto.append(("원본 = 정규화 + 격리가 데이터셋마다 맞습니다." if ok else "원본 = 정규화 + 격리가 맞지 않는 데이터셋이 있습니다.")
                     + " " + ", ".join(f"{e(k)} {r['raw']} = {r['normalised']} + {r['quarantined']}" for k, r in rec.items()))
     manual = [f"<b>{e(m.name)}</b> — {e(m.definition)}" + (f" · {e(m.note)}" if m.note else "")
-              for m in report.metrics if m.status == PERSON]
+              + (f" · <b>{e(m.ratio.format())}</b> (95% Wilson {e(m.ratio.format_interval())})" if m.ratio is not None else "")
+              for m in report.metrics if m.status.startswith(PERSON)]
     if board.review is not None:
         manual.append(f"검토 대기열: 후보 {board.review[1]}건 가운데 {len(board.review[0])}건 (<a href='#review'>아래 표</a>).")
     honesty = [e(h) for h in report.honesty]

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from evals.check_titles import in_korean
 from evals.stats import Ratio, cohens_kappa, confusion_matrix, label_order, per_label_precision_recall
 from rules.common.checks import CheckResult
 
@@ -256,7 +257,7 @@ def golden_report(
         predicted=paired.predicted,
         golden_not_judged=paired.not_judged,
         has_golden=bool(paired.pairs),
-        checks=checks,
+        checks=in_korean(domain, checks),
         quarantine=quarantine,
         reconciliation=reconciliation,
         honesty=honesty,

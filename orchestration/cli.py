@@ -5,7 +5,7 @@
     verdicts validate DOMAIN --input DIR --verdicts VERDICTS.jsonl [--day YYYY-MM-DD]
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
-    verdicts review persona --input DIR --out REVIEW.{jsonl,md}
+    verdicts review DOMAIN --input DIR [--check KEY] [--out REVIEW.{jsonl,md}] [--decide ID=agree|disagree|note ...] [--note TEXT]
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
     verdicts live-close CHARACTER_ID
@@ -89,10 +89,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--out", type=Path, help="also write the comparison here (.md or .json)")
     c.set_defaults(func=cmd_compare)
 
-    r = sub.add_parser("review", help="write the review queue for a person (persona: users re-naming the settings)")
+    r = sub.add_parser("review", help="manual checks: write a check's sample with the stored decisions, or record decisions")
     r.add_argument("domain", choices=domains.ALL_DOMAINS)
     r.add_argument("--input", required=True, type=Path)
-    r.add_argument("--out", required=True, type=Path, help="REVIEW.jsonl (one item per line, blank reviewer columns) or REVIEW.md")
+    r.add_argument("--check", help="manual check key, e.g. live_pick.1 (persona without it: the review queue of persona.1)")
+    r.add_argument("--out", type=Path, help="REVIEW.jsonl (one item per line, with the stored decisions) or REVIEW.md")
+    r.add_argument("--decide", action="append", default=[], metavar="ID=agree|disagree|note",
+                   help="record a decision for an item of the check's sample (repeatable); stored in the warehouse")
+    r.add_argument("--note", help="note stored with the --decide decisions")
     r.set_defaults(func=cmd_review)
 
     b = sub.add_parser("board", help="the operator's verdict board: one self-contained HTML page")
@@ -285,20 +289,64 @@ def cmd_compare(args) -> int:
 
 
 def cmd_review(args) -> int:
+    """The same samples and decision store as the admin pages' manual checks."""
+    from evals.manual_checks import DECISIONS, check_by_key, checks_of, sample, tally
+    from orchestration.resources import decisions
     from rules.common.jsonl import write_jsonl
 
     domain = _domain(args.domain)
-    if domain.review is None:
-        raise UsageError(f"review is not defined for {args.domain}")
-    queue, candidates, size = _judge_input(domain, domain.review, args.input)
-    if args.out.suffix.lower() == ".md":
-        from evals.persona import render_review_queue
-
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(render_review_queue(queue, candidates, size), encoding="utf-8")
+    keys = [c.key for c in checks_of(args.domain)]
+    key = args.check or ("persona.1" if args.domain == "persona" else None)
+    if key is None or key not in keys:
+        raise UsageError(f"--check: choose one of {', '.join(keys) or '(none: this domain lists no manual check)'}")
+    check = check_by_key(key)
+    engine = _live_engine()
+    if args.decide:
+        judged = _judge_input(domain, domain.judge_dir, args.input)
+        sampled = set(sample(check, judged.rows, dict(judged.normalised.tables)))
+        for item in args.decide:
+            item_id, _, decision = item.partition("=")
+            if decision not in DECISIONS:
+                raise UsageError(f"--decide {item}: write ID=agree, ID=disagree or ID=note")
+            if item_id not in sampled:
+                raise UsageError(f"--decide {item}: {item_id} is not in the sample of {key}")
+            decisions.record(engine, domain=args.domain, check_key=key, item_id=item_id, decision=decision, note=args.note,
+                             scope=f"{args.domain} · {args.input}", reviewer="verdicts review")
+    stored = decisions.read(engine, args.domain).get(key, {})
+    if args.domain == "persona" and key == "persona.1":
+        queue, candidates, size = _judge_input(domain, domain.review, args.input)
+        queue["reviewer_decision"] = queue["turn_no"].map(lambda t: stored.get(t, {}).get("decision"))
+        queue["reviewer_note"] = queue["turn_no"].map(lambda t: stored.get(t, {}).get("note"))
+        ids = list(queue["turn_no"])
+        rows = queue.to_dict("records")
     else:
-        write_jsonl(args.out, queue.to_dict("records"))
-    print(f"review queue: {len(queue)} of {candidates} candidate items → {args.out}", file=sys.stderr)
+        judged = _judge_input(domain, domain.judge_dir, args.input)
+        ids = sample(check, judged.rows, dict(judged.normalised.tables))
+        from evals.board import board_spec
+
+        spec = board_spec(args.domain)
+        by_id = {r[spec.id_field]: r for r in judged.rows if isinstance(r.get(spec.id_field), str)}
+        candidates, size = len(set(check.candidates(judged.rows, dict(judged.normalised.tables)))), check.size
+        rows = [{"check": key, spec.id_field: i, spec.verdict_key: by_id[i].get(spec.verdict_key),
+                 "summary": by_id[i].get(spec.summary_field), "reviewer_decision": stored.get(i, {}).get("decision"),
+                 "reviewer_note": stored.get(i, {}).get("note")} for i in ids]
+    if args.out:
+        if args.out.suffix.lower() == ".md":
+            from evals.markdown import md_table
+
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            if args.domain == "persona" and key == "persona.1":
+                from evals.persona import render_review_queue
+
+                text = render_review_queue(queue, candidates, size)
+            else:
+                text = f"# {key} {check.title}\n\n" + md_table(list(rows[0]) if rows else ["id"], [list(r.values()) for r in rows])
+            args.out.write_text(text, encoding="utf-8")
+        else:
+            write_jsonl(args.out, rows)
+    agreed, decided, notes = tally(ids, stored)
+    print(f"{key}: sample of {len(ids)} from {candidates} candidate items"
+          + (f" → {args.out}" if args.out else "") + f"; decided {decided}, agreed {agreed}, notes only {notes}", file=sys.stderr)
     return EXIT_OK
 
 

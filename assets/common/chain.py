@@ -129,15 +129,17 @@ class DomainChain:
 
 
 def check_name(result_id: str) -> str:
-    """A check result id (`4.cooldown`, `schema`) as its asset-check name (`check_04`, `schema`)."""
-    head = result_id.split(".", 1)[0]
-    return f"check_{int(head):02d}" if head.isdigit() else head
+    """A check result id (`4.cooldown`, `schema`) as its asset-check name (`4_cooldown`, `schema`)."""
+    from evals.check_titles import dagster_name
+
+    return dagster_name(result_id)
 
 
-def numbered_checks(titles: list[str]) -> list[tuple[str, str]]:
-    """The schema check, the seed's numbered checks, and the re-computation."""
-    return [("schema", "output JSON Schema"), *[(f"check_{i:02d}", t) for i, t in enumerate(titles, start=1)],
-            ("recompute", "every verdict re-computed from the input rows")]
+def seed_checks(domain: str) -> list[tuple[str, str]]:
+    """The schema check, the seed's numbered checks, and the re-computation: (asset check name, Korean title)."""
+    from evals.check_titles import dagster_name, keys, title
+
+    return [(dagster_name(k), title(domain, k)) for k in ("schema", *keys(domain), "recompute")]
 
 
 def build_assets(c: DomainChain) -> list[AssetsDefinition]:
@@ -277,7 +279,9 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
         rows = c.records(verdicts)
         warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns,
                                     index_columns=(c.output_columns[0],), kinds=column_kinds(c.domain, c.output_schema))
-        results = c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config)
+        from evals.check_titles import in_korean
+
+        results = in_korean(c.domain, c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config))
         if w:
             results.append(window_result)
             for name, frame in w.keep(tables, config).items():

@@ -60,7 +60,7 @@ def test_a_day_judged_over_its_neighbours_reproduces_the_oracle(tmp_path):
     assert result.success
     checks = _checks(result)
     assert checks and all(checks.values()), [k for k, v in checks.items() if not v]
-    assert {"schema", "recompute", "window_complete", "check_11"} <= set(checks)
+    assert {"schema", "recompute", "window_complete", "11_polite"} <= set(checks)
 
     wh = res["warehouse"]
     rows = {r["room_id"]: r for r in handoff.CHAIN.records(wh.read_partition("handoff_verdicts", "2026-10-01", handoff.CHAIN.verdict_json_columns))}

@@ -29,7 +29,7 @@ def test_partition_reproduces_the_oracle_and_passes_every_check(tmp_path):
     checks = result.get_asset_check_evaluations()
     assert checks and all(c.passed for c in checks), [c.check_name for c in checks if not c.passed]
     names = {(c.asset_key.path[-1], c.check_name) for c in checks}
-    assert ("verdicts", "recompute") in names and ("verdicts", "check_13") in names
+    assert ("verdicts", "recompute") in names and ("verdicts", "13_filled_when") in names
     assert ("live_chat", "rows_reconcile") in names and ("viewer_relation", "expectations") in names
 
     verdicts = res["warehouse"].read_partition("live_pick_verdicts", DAY1, ("evidence",))

@@ -66,7 +66,8 @@ def test_each_day_succeeds_and_every_asset_check_passes(two_days, day):
     checks = result.get_asset_check_evaluations()
     assert checks and all(c.passed for c in checks), [(c.asset_key.path[-1], c.check_name) for c in checks if not c.passed]
     names = {(c.asset_key.path[-1], c.check_name) for c in checks}
-    for n in ("schema", "check_01", "check_02", "check_03", "check_04", "check_05", "check_06", "check_07", "recompute"):
+    for n in ("schema", "1_code_enum", "2_required_filled", "3_stated_age", "4_evidence_fields", "5_evidence_values",
+              "6_forbidden_topic", "7_polite", "recompute"):
         assert ("verdicts", n) in names, n
     for d in ("profiles", "turns"):
         assert (d, "rows_reconcile") in names and (d, "expectations") in names

@@ -41,7 +41,7 @@ def test_partition_reproduces_the_oracle_and_passes_every_check(day1):
     checks = result.get_asset_check_evaluations()
     assert checks and all(c.passed for c in checks), [(c.check_name, c.description) for c in checks if not c.passed]
     names = {(c.asset_key.path[-1], c.check_name) for c in checks}
-    assert {("verdicts", "recompute"), ("verdicts", "schema"), ("verdicts", "check_12")} <= names
+    assert {("verdicts", "recompute"), ("verdicts", "schema"), ("verdicts", "12_polite")} <= names
     assert {("interaction_events", "rows_reconcile"), ("surface_catalog", "expectations")} <= names
 
     verdicts = res["warehouse"].read_partition("retry_verdicts", DAY1, ("evidence",))

@@ -24,14 +24,18 @@ def test_definitions_hold_the_live_pick_chain():
     } <= keys
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
     assert ("live_pick/verdicts", "recompute") in checks
-    assert {f"check_{i:02d}" for i in range(1, 14)} <= {n for a, n in checks if a == "live_pick/verdicts"}
+    from evals.check_titles import dagster_name, keys
+
+    # The same keys as the reports' check ids (`1.verdict_enum` → `1_verdict_enum`).
+    assert {dagster_name(k) for k in keys("live_pick")} <= {n for a, n in checks if a == "live_pick/verdicts"}
+    assert "1_verdict_enum" in {n for a, n in checks if a == "live_pick/verdicts"}
     assert ("live_pick/live_chat", "rows_reconcile") in checks
     assert graph.get(AssetKey(["live_pick", "verdicts"])).partitions_def.timezone == "Asia/Seoul"
 
 
 def test_blocking_checks_are_the_ones_that_must_stop_a_report():
     spec = {s.name: s.blocking for s in defs.get_assets_def(AssetKey(["live_pick", "verdicts"])).check_specs}
-    assert spec["schema"] and spec["recompute"] and not spec["check_08"]
+    assert spec["schema"] and spec["recompute"] and not spec["8_polite"]
 
 
 def test_nightly_schedule_targets_yesterday_in_seoul():

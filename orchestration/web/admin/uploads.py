@@ -58,10 +58,10 @@ def statuses(state, domain: str) -> list[tuple[str, dict]]:
     return [(u, s) for u in state.runs.uploads(domain) if (s := status(state, domain, u))]
 
 
-def _set(state, domain: str, upload_id: str, **fields) -> None:
-    current = {**(state.jobs.get((domain, upload_id)) or {}), **fields}
-    state.jobs[(domain, upload_id)] = current
-    path = _status_path(state, domain, upload_id)
+def _set(admin, domain: str, upload_id: str, **fields) -> None:
+    current = {**(admin.jobs.get((domain, upload_id)) or {}), **fields}
+    admin.jobs[(domain, upload_id)] = current
+    path = _status_path(admin, domain, upload_id)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(current, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)

@@ -1,0 +1,152 @@
+"""The admin pages without a browser: the pure pieces (sources of evidence, samples, diffs, the
+decision store) and the served pages' rules (token, upload names and limits, escaping, CLI and
+page sharing one decision store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from evals.diff import diff_runs
+from evals.manual_checks import check_by_key, fill_person_metrics, sample
+from evals.trace import cited_rows, transcript
+from orchestration import domains
+from orchestration.resources import decisions
+from orchestration.resources.warehouse import _engine
+from orchestration.web.app import create_app
+from orchestration.web.config import WebConfig
+from tests.cli.helpers import run
+from tests.conftest import SEEDS
+
+
+@pytest.fixture(scope="module")
+def live_pick():
+    d = domains.get("live_pick")
+    judged = d.judge_dir(SEEDS / "live_pick")
+    checks, gated = d.check_dir(SEEDS / "live_pick", judged.rows)
+    report = d.report(judged.rows, None, checks, gated.quarantine, gated.reconciliation, scope="sample")
+    return judged, report
+
+
+def test_evidence_is_traced_to_its_source_line_and_the_window_is_the_transcript(live_pick):
+    judged, _ = live_pick
+    row = next(r for r in judged.rows if r["msg_id"] == "MSG-20260908-1401")
+    tables = judged.normalised.tables
+    cited = {(c.dataset, c.field): c for c in cited_rows("live_pick", row, tables)}
+    chat = tables["live_chat"].set_index("msg_id")
+    assert cited[("live_chat", "sent_at")].line == int(chat.loc["MSG-20260908-1401", "line"])
+    sheet = cited[("character_sheet", "reply_cooldown_sec")]
+    assert Path(sheet.file).name == "character_sheet.jsonl" and sheet.row_id == "CH-0007"
+    t = transcript("live_pick", row, tables)
+    ids = [r["_id"] for r in t.rows]
+    assert "MSG-20260908-1401" in ids and "MSG-20260908-1402" in ids and "MSG-20260908-1501" not in ids  # next window
+    assert [r["_id"] for r in t.rows if r["_focus"]] == ["MSG-20260908-1401"]
+
+
+def test_samples_are_reproducible_and_persona_matches_the_review_queue():
+    d = domains.get("persona")
+    judged = d.judge_dir(SEEDS / "persona")
+    tables = dict(judged.normalised.tables)
+    check = check_by_key("persona.1")
+    first = sample(check, judged.rows, tables)
+    assert first == sample(check, list(reversed(judged.rows)), tables) and len(first) == 20
+    queue, _, _ = d.review(SEEDS / "persona")
+    assert first == sorted(queue["turn_no"])
+
+
+def test_person_metric_is_filled_as_agreed_over_decided(live_pick):
+    judged, report = live_pick
+    ids = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)
+    stored = {"live_pick.1": {ids[0]: {"decision": "agree"}, ids[1]: {"decision": "disagree"}, ids[2]: {"decision": "note"}}}
+    import copy
+
+    filled = fill_person_metrics(copy.deepcopy(report), {"live_pick.1": ids, "live_pick.2": ids}, stored)
+    m = next(m for m in filled.metrics if m.key == "live_pick.1")
+    assert (m.ratio.numerator, m.ratio.denominator) == (1, 2) and m.ratio.wilson is not None
+    untouched = next(m for m in filled.metrics if m.key == "live_pick.2")
+    assert untouched.ratio is None and "판단 전" in untouched.status
+
+
+def test_diff_names_changed_items_and_moved_metrics(live_pick):
+    judged, report = live_pick
+    after = json.loads(json.dumps(judged.rows))
+    after[0]["verdict"] = "다음 차례로 미룸" if after[0]["verdict"] != "다음 차례로 미룸" else "지금 답변할 질문"
+    d = diff_runs(judged.rows, after[1:] + after[:1], report, report, id_field="msg_id", verdict_key="verdict")
+    assert [c.id for c in d.changed] == [judged.rows[0]["msg_id"]] and d.unchanged == len(judged.rows) - 1
+    assert not any(m.moved for m in d.metrics)
+
+
+@pytest.mark.parametrize("url_kind", ["sqlite", "postgres"])
+def test_decisions_replace_earlier_ones(url_kind, tmp_path, request):
+    url = f"sqlite:///{tmp_path / 'wh.sqlite'}" if url_kind == "sqlite" else request.getfixturevalue("postgres_url")
+    engine = _engine(url)
+    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="agree")
+    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="disagree", note="아님")
+    got = decisions.read(engine, "handoff")
+    assert got["handoff.2"]["R-1"]["decision"] == "disagree" and got["handoff.2"]["R-1"]["note"] == "아님"
+    with pytest.raises(ValueError):
+        decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="maybe")
+
+
+@pytest.fixture
+def client(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'wh.sqlite'}"
+    monkeypatch.setenv("WAREHOUSE_URL", url)
+    config = WebConfig(home=tmp_path, warehouse_url=url, raw_dir=SEEDS, token="s3cret", upload_max_bytes=300_000, upload_max_rows=500)
+    with TestClient(create_app(config)) as c:
+        yield c
+
+
+def test_token_is_required_and_remembered(client):
+    assert client.get("/admin/live_pick").status_code == 401
+    first = client.get("/admin/live_pick?token=s3cret")
+    assert first.status_code == 200 and "content-security-policy" in first.headers
+    assert client.get("/admin/live_pick/runs/all/report").status_code == 200  # the cookie carries it
+
+
+def test_uploads_keep_to_their_folder_and_limits(client, tmp_path):
+    client.get("/admin/live_pick?token=s3cret")
+    evil = client.post("/admin/live_pick/upload", files=[("files", ("../../live_chat.jsonl.sh", b"{}\n"))], follow_redirects=False)
+    assert evil.status_code == 400 and "live_chat.jsonl.sh" in evil.text
+    big = client.post("/admin/live_pick/upload", files=[("files", ("live_chat.jsonl", b"{}\n" * 600))], follow_redirects=False)
+    assert big.status_code == 413
+    script = "<img src=x onerror=alert(1)>.jsonl"
+    shown = client.post("/admin/live_pick/upload", files=[("files", (script, b"{}\n"))], follow_redirects=False)
+    assert "<img src=x" not in shown.text and "&lt;img src=x onerror=alert(1)&gt;.jsonl" in shown.text
+    assert not list((tmp_path / "uploads").rglob("*.jsonl")) if (tmp_path / "uploads").exists() else True
+
+
+def test_cli_review_and_the_page_share_the_decision_store(client, tmp_path):
+    client.get("/admin/live_pick?token=s3cret")
+    judged = domains.get("live_pick").judge_dir(SEEDS / "live_pick")
+    item = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)[0]
+    code, _, err = run("review", "live_pick", "--input", SEEDS / "live_pick", "--check", "live_pick.1", "--decide", f"{item}=agree",
+                       "--note", "넘겼습니다", "--out", tmp_path / "review.jsonl")
+    assert code == 0, err
+    assert "decided 1, agreed 1" in err
+    written = [json.loads(x) for x in (tmp_path / "review.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert next(r for r in written if r["msg_id"] == item)["reviewer_decision"] == "agree"
+    page = client.get("/admin/live_pick/runs/all/review/live_pick.1").text
+    assert "판단 1건" in page
+    report = client.get("/admin/live_pick/runs/all/report").text
+    assert "1 / 1" in report
+    other = next(i for i in sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables) if i != item)
+    saved = client.post("/admin/live_pick/runs/all/review/live_pick.1", data={"item": other, "decision": "disagree"}, follow_redirects=False)
+    assert saved.status_code == 303
+    code, _, err = run("review", "live_pick", "--input", SEEDS / "live_pick", "--check", "live_pick.1")
+    assert code == 0 and "decided 2, agreed 1" in err
+
+
+def test_check_keys_match_what_the_rules_report_and_titles_are_korean():
+    """The Korean title table (and so Dagster's check names) has exactly the ids each domain's checks return."""
+    from evals.check_titles import keys, title
+
+    for name in domains.AVAILABLE:
+        d = domains.get(name)
+        judged = d.judge_dir(SEEDS / name)
+        results, _ = d.check_dir(SEEDS / name, judged.rows)
+        assert [r.id for r in results] == ["schema", *keys(name), "recompute"], name
+        assert all(any("가" <= ch <= "힣" for ch in title(name, r.id)) for r in results), name
