@@ -93,6 +93,8 @@ class BoardSpec:
     """Report sections (by heading) the domain shows in its own place rather than the appendix."""
     gather: Callable[..., dict] = lambda domain, input_dir, judged: {}
     """(Domain, input dir, Judged) → extra `Board` fields, when the page is built from files."""
+    evidence_reason: Callable[[dict, list[dict]], list[str]] | None = None
+    """(row, its evidence) → why each evidence row is cited: a `reason` column in the evidence table."""
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -133,7 +135,7 @@ def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Call
     fields = [(k, v) for k, v in row.items() if k not in skip]
     if fields:
         body.append("<dl class='fields'>" + "".join(f"<div><dt>{e(k)}</dt><dd>{value_html(v)}</dd></div>" for k, v in fields) + "</dl>")
-    body.append(_evidence_table(row.get("evidence")))
+    body.append(_evidence_table(row.get("evidence"), spec.evidence_reason and (lambda items: spec.evidence_reason(row, items))))
     href = href or _ITEM_HREF.get()
     if href is not None and isinstance(rid, str):
         body.append(f"<p class='detail'><a href='{e(href(rid))}'>자세히 보기 — 근거 행의 파일·줄과 대화 흐름</a></p>")
@@ -141,18 +143,20 @@ def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Call
             f"<div class='body'>{''.join(body)}</div></details>")
 
 
-def _evidence_table(evidence) -> str:
+def _evidence_table(evidence, reasons: Callable[[list[dict]], list[str]] | None = None) -> str:
     items = [x for x in evidence if isinstance(x, dict)] if isinstance(evidence, list) else []
     if not items:
         return "<p class='empty'>근거가 없습니다.</p>"
     origin = "source" if any("source" in x for x in items) else "dataset"
+    why = reasons(items) if reasons else None
     rows = "".join(
         f"<tr><td>{value_html(x.get(origin)) if origin in x else ''}</td><td><code>{e(x.get('field'))}</code></td>"
-        f"<td class='val'>{value_html(x.get('value'))}</td><td>{e(x.get('agg') or '')}</td></tr>"
-        for x in items
+        f"<td class='val'>{value_html(x.get('value'))}</td><td>{e(x.get('agg') or '')}</td>"
+        + (f"<td class='why'>{e(why[i])}</td>" if why else "") + "</tr>"
+        for i, x in enumerate(items)
     )
-    return (f"<table class='evidence'><thead><tr><th>{origin}</th><th>field</th><th>value</th><th>agg</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>")
+    return (f"<table class='evidence'><thead><tr><th>{origin}</th><th>field</th><th>value</th><th>agg</th>"
+            + ("<th>reason</th>" if why else "") + f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def _label(verdict: str, order: tuple[str, ...]) -> str:
@@ -218,6 +222,9 @@ def _render_board(board: Board, served: Served | None) -> str:
               f"<a class='chip plain' href='#quarantine'>{e(spec.excluded_chip)} <b>{len(report.excluded)}</b></a>")
     sample = (f"<p class='sample' role='note'><b>샘플 데이터 (sample data)</b> 아직 올린 파일이 없어 "
               f"<code>seeds/{e(board.domain)}/</code>의 합성 데이터로 만든 화면입니다.</p>") if board.sample else ""
+    if not board.rows:  # a day with nothing judged must not read as a day of passes
+        sample += ("<p class='sample empty-run' role='note'><b>이 범위에는 판정한 항목이 없습니다.</b> 자동 검증은 검사할 판정이 없어 "
+                   "통과로 나오고, 격리 수치는 날마다 다시 읽는 기준 데이터의 행입니다.</p>")
     title = f"{board.domain} 판정 보드 · {report.scope}"
     data = {
         "domain": board.domain, "scope": report.scope, "sample": board.sample, "counts": group_counts,
@@ -266,7 +273,8 @@ def _checks_panel(report: Report) -> str:
             + "</li>"
             for c in report.checks
         ) + "</ol>"
-    return (f"<section id='checks'><h2>출력 스키마 · 자동 검증 <span class='n'>{passed} / {len(report.checks)} 통과</span></h2>"
+    vacuous = " (검사할 판정 없음)" if report.checks and not report.verdict_counts_total else ""
+    return (f"<section id='checks'><h2>출력 스키마 · 자동 검증 <span class='n'>{passed} / {len(report.checks)} 통과{vacuous}</span></h2>"
             f"{body}</section>")
 
 
@@ -603,9 +611,48 @@ def sweep_svg(steps) -> str:
             f"<line x1='{pad}' y1='{base_y}' x2='{width - pad}' y2='{base_y}' class='axis'/>{legend}{''.join(bars)}</svg>")
 
 
+def _retry_evidence_reason(row: dict, items: list[dict]) -> list[str]:
+    """Seed 002's `reason` column: what each cited value is to this event's verdict."""
+    out, texts = [], 0
+    matched = row.get("matched_event_id")
+    for x in items:
+        f = x.get("field")
+        if f == "input_text":
+            out.append("이 이벤트가 보낸 말입니다" if texts == 0 else f"견준 앞선 말입니다 ({matched or '앞선 이벤트'})")
+            texts += 1
+        elif f == "surface_key_raw":
+            out.append("접점 표기입니다. 앞뒤 공백을 지우고 소문자로 바꿔 surface_key 로 씁니다")
+        elif f in ("surface_key", "surface_name"):
+            out.append("접점 목록에서 찾은 접점입니다")
+        elif f == "default_baseline":
+            out.append("겹침을 셀 다른 세션 쌍이 없어 접점 목록의 기본 기준선을 씁니다")
+        elif x.get("agg"):
+            out.append(f"여러 줄에서 센 값({x['agg']})입니다")
+        else:
+            out.append("판정이 기대는 입력 값입니다")
+    return out
+
+
 # -- handoff: header aggregates and held rooms ---------------------------------------------------
 
 AGGREGATES_HEADING = "하루 집계"
+
+
+def _handoff_items(spec: BoardSpec, board: Board) -> str:
+    """The verdict columns, then the held rooms as one more column (seed 003: 판정 보류 열)."""
+    from rules.handoff import verdicts as V
+
+    held: dict[str, list[dict]] = {}
+    for x in board.report.excluded:
+        held.setdefault(str(x.get("id")), []).append(x)
+    rows = "".join(
+        f"<details class='held-room' data-id='{e(room)}'><summary>{_label(V.HELD, ())} <code class='id'>{e(room)}</code>"
+        f" <span class='sum'>빠진 줄 {len(xs)}개 때문에 이 대화만 판정에서 뺐습니다.</span></summary><div class='body'><ul>"
+        + "".join(f"<li><code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in xs) + "</ul></div></details>"
+        for room, xs in held.items())
+    column = (f"<details class='group' id='g-held' data-group-verdict='{e(V.HELD)}' open><summary><h2>{_label(V.HELD, ())} "
+              f"<span class='n'>{len(held)}건</span></h2></summary>{rows or '<p class=empty>없음</p>'}</details>")
+    return _default_items(spec, board) + column
 
 
 def _handoff_header(board: Board) -> str:
@@ -633,11 +680,12 @@ SPECS: dict[str, BoardSpec] = {
     ),
     "retry": BoardSpec(
         "retry", "사용자가 한 번에 못 끝내고 다시 시도한 지점을 접점별로 보여 줍니다", "verdict", "event_id",
-        summary_field="reason", lead=_retry_sections, own_sections=(SWEEP_HEADING,),
+        summary_field="reason", lead=_retry_sections, own_sections=(SWEEP_HEADING,), evidence_reason=_retry_evidence_reason,
     ),
     "handoff": BoardSpec(
         "handoff", "AI가 상담원에게 넘겼어야 할 문의", "verdict", "room_id",
         excluded_heading="판정 보류", excluded_chip="판정 보류로 뺀 줄", header=_handoff_header, own_sections=(AGGREGATES_HEADING,),
+        items=_handoff_items,
     ),
 }
 

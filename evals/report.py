@@ -214,6 +214,11 @@ class Report:
         return per_label_precision_recall(self.gold, self.predicted, self.labels)
 
     @property
+    def verdict_counts_total(self) -> int:
+        """Items judged in scope (the verdict keys of `labels` only, not the header counts some domains add)."""
+        return sum(n for k, n in self.verdict_counts.items() if k in self.labels)
+
+    @property
     def checks_passed(self) -> bool:
         return all(c.passed for c in self.checks)
 

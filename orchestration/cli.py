@@ -345,7 +345,7 @@ def cmd_review(args) -> int:
         else:
             write_jsonl(args.out, rows)
     agreed, decided, notes = tally(ids, stored)
-    print(f"{key}: sample of {len(ids)} from {candidates} candidate items"
+    print(f"{key}: {len(ids)} of {candidates} candidate items"
           + (f" → {args.out}" if args.out else "") + f"; decided {decided}, agreed {agreed}, notes only {notes}", file=sys.stderr)
     return EXIT_OK
 

@@ -168,9 +168,11 @@ def _reentry(r: dict, config: HandoffConfig):
     e = [*_reentry_evidence(r), ev("rooms", "room_id", nxt), ev("rooms", "customer_id", r["customer_id"])]
     opened = (f"{josa(quote(r['next_first_text']), '으로/로')} 새 대화 {josa(nxt, '을/를')}"
               if r["next_first_text"] is not None else f"새 대화 {josa(nxt, '을/를')}")
-    s = (f"AI가 답하고 대화를 닫은 지 {duration(r['reentry_us'])} 만에 같은 고객이 {opened} 열었습니다. "
-         f"재문의까지 {number(r['reentry_hours'])}시간으로 기준 {window}시간 안입니다.")
     exact_hours = Decimal(r["reentry_us"]) / Decimal(3_600_000_000)
+    # The rule compares the rounded hours; past the window only by rounding, the sentence says so.
+    compared = (f"소수 둘째 자리로 반올림한 {number(r['reentry_hours'])}시간을 기준 {window}시간과 비교해 기준 안으로 봅니다."
+                if exact_hours > config.reentry_window_hours else f"재문의까지 {number(r['reentry_hours'])}시간으로 기준 {window}시간 안입니다.")
+    s = f"AI가 답하고 대화를 닫은 지 {duration(r['reentry_us'])} 만에 같은 고객이 {opened} 열었습니다. {compared}"
     rounding = None
     if exact_hours > config.reentry_window_hours:
         rounding = (f"다음 대화까지 {josa(duration(r['reentry_us']), '이/가')} 걸렸지만 소수 둘째 자리로 반올림한 "
