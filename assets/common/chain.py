@@ -352,6 +352,18 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
     return md, folder
 
 
+def _fill_manual_checks(c: DomainChain, warehouse: WarehouseResource, day: str, rows: list[dict], report) -> None:
+    """Person-checked rows as agreed / decided from the decisions people stored (admin pages, `verdicts review`)."""
+    from evals.manual_checks import checks_of, fill_person_metrics, sample
+    from orchestration.resources import decisions
+
+    stored = decisions.read(warehouse.engine, c.domain)
+    if not stored or not checks_of(c.domain):
+        return
+    tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, c.load_config())
+    fill_person_metrics(report, {m.key: sample(m, rows, tables) for m in checks_of(c.domain)}, stored)
+
+
 def _report_asset(c: DomainChain) -> AssetsDefinition:
     w = c.window
 
@@ -379,6 +391,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
             scope=f"{c.domain} · {day}",
             **({name: warehouse.read_partition(c.table(name), day) for name in w.kept} if w else {}),
         )
+        _fill_manual_checks(c, warehouse, day, rows, report)
         md, folder = write_report(reports, c.domain, day, report)
         from evals.board import Board, render_board
 

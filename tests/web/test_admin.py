@@ -150,3 +150,23 @@ def test_check_keys_match_what_the_rules_report_and_titles_are_korean():
         results, _ = d.check_dir(SEEDS / name, judged.rows)
         assert [r.id for r in results] == ["schema", *keys(name), "recompute"], name
         assert all(any("가" <= ch <= "힣" for ch in title(name, r.id)) for r in results), name
+
+
+def test_the_nightly_report_fills_person_checked_rows_from_stored_decisions(tmp_path):
+    """The decision store is read by the Dagster report too: the same sample, the same n/d."""
+    from assets import live_pick as live_pick_assets
+    from tests.assets.helpers import materialise_day, resources_in
+
+    day = "2026-09-08"
+    res = resources_in(tmp_path)
+    d = domains.get("live_pick")
+    judged = d.judge_dir(SEEDS / "live_pick", day=day)
+    ids = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)
+    engine = res["warehouse"].engine
+    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[0], decision="agree")
+    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[1], decision="disagree")
+    assert materialise_day(live_pick_assets.assets, res, day).success
+    report = json.loads((tmp_path / "reports" / "live_pick" / day / "report.json").read_text(encoding="utf-8"))
+    metric = next(m for m in report["metrics"] if m["key"] == "live_pick.1")
+    assert (metric["ratio"]["numerator"], metric["ratio"]["denominator"]) == (1, 2)
+    assert any(c["id"] == "1.verdict_enum" and "enum" in c["title"] and "확인합니다" in c["title"] for c in report["checks"])
