@@ -27,3 +27,5 @@ class WebConfig:
     """Admin pages: the most one upload (all its files) may hold."""
     upload_max_rows: int = 200_000
     """Admin pages: the most lines one uploaded file may hold."""
+    admin_warm: bool = True
+    """Admin pages: judge every run in the background at start, so the index opens from memory."""

@@ -95,7 +95,8 @@ def test_decisions_replace_earlier_ones(url_kind, tmp_path, request):
 def client(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'wh.sqlite'}"
     monkeypatch.setenv("WAREHOUSE_URL", url)
-    config = WebConfig(home=tmp_path, warehouse_url=url, raw_dir=SEEDS, token="s3cret", upload_max_bytes=300_000, upload_max_rows=500)
+    config = WebConfig(home=tmp_path, warehouse_url=url, raw_dir=SEEDS, token="s3cret", upload_max_bytes=300_000, upload_max_rows=500,
+                       admin_warm=False)
     with TestClient(create_app(config)) as c:
         yield c
 

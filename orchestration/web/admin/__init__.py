@@ -9,6 +9,7 @@ checks), `diff` (two runs), `page` (access and the page shell); CSS and script i
 from __future__ import annotations
 
 import contextlib
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,10 +50,24 @@ def state_of(app) -> AdminState:
 @contextlib.asynccontextmanager
 async def lifespan(app, config: WebConfig):
     state = state_of(app)
+    # Judge every run once in the background, so the index answers from memory when it is opened.
+    if config.admin_warm:
+        threading.Thread(target=_warm, args=(state,), name="admin-warm", daemon=True).start()
     try:
         yield
     finally:
         state.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _warm(state: AdminState) -> None:
+    from orchestration import domains
+
+    for domain in domains.AVAILABLE:
+        for key in state.runs.keys(domain):
+            try:
+                state.runs.load(domain, key)
+            except Exception:  # noqa: BLE001 - the page that opens this run shows why
+                continue
 
 
 def _guarded(handler, domain_scoped: bool = True):

@@ -266,6 +266,7 @@ def _side_by_side(run: Run, item) -> str:
     spec = run.spec
     rows = rows_by_id(run.rows, spec.id_field)
     pairs = [(g[spec.id_field], g[spec.verdict_key]) for g in run.golden if g.get(spec.id_field) in rows]
+    pairs.sort(key=lambda p: p[1] == label(rows[p[0]].get(spec.verdict_key)))  # differences first
     lines = "".join(
         f"<tr class='{'same' if gold == label(rows[i].get(spec.verdict_key)) else 'differs'}'><td><a href='{e(item(i))}'><code>{e(i)}</code></a></td>"
         f"<td>{label_chip(gold, spec.order)}</td><td>{label_chip(label(rows[i].get(spec.verdict_key)), spec.order)}</td>"
@@ -273,5 +274,6 @@ def _side_by_side(run: Run, item) -> str:
         for i, gold in pairs[:1000])
     differ = sum(gold != label(rows[i].get(spec.verdict_key)) for i, gold in pairs)
     return (f"<section id='golden'><h2>정답 라벨과 판정 <span class='n'>라벨 {len(pairs)}건 · 다름 {differ}건</span></h2>"
+            f"<details{' open' if len(pairs) <= 40 else ''}><summary>라벨 {len(pairs)}건 모두 보기 (다른 것이 위)</summary>"
             "<p><label><input type='checkbox' data-only-differs> 다른 것만 보기</label></p><div class='wide'><table class='pairs'>"
-            f"<thead><tr><th>id</th><th>정답 라벨</th><th>규칙 판정</th><th></th></tr></thead><tbody>{lines}</tbody></table></div></section>")
+            f"<thead><tr><th>id</th><th>정답 라벨</th><th>규칙 판정</th><th></th></tr></thead><tbody>{lines}</tbody></table></div></details></section>")
