@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from evals.manual_checks import DECISION_WORDS
 from evals.render import script_json
 from evals.report import PERSON, Report, label
 
@@ -527,7 +528,8 @@ def _persona_sections(board: Board) -> str:
         queue, candidates, size = board.review
         rows = "".join(
             f"<tr><td><code>{e(r.get('turn_no'))}</code></td><td>{e(r.get('cue_phrase'))}</td><td>{e(r.get('user_text'))}</td>"
-            f"<td>{e(r.get('reply_text'))}</td><td>{e(r.get('persona_code'))}</td><td></td></tr>"
+            f"<td>{e(r.get('reply_text'))}</td><td>{e(r.get('persona_code'))}</td>"
+            f"<td>{e(DECISION_WORDS.get(r.get('reviewer_decision'), ''))}{(' · ' + e(r['reviewer_note'])) if r.get('reviewer_note') else ''}</td></tr>"
             for r in queue
         )
         out.append(f"<section id='review'><h2>검토 대기열 — 사용자가 설정을 바꿔 부른 턴</h2>"

@@ -170,13 +170,12 @@ def _reentry(r: dict, config: HandoffConfig):
               if r["next_first_text"] is not None else f"새 대화 {josa(nxt, '을/를')}")
     exact_hours = Decimal(r["reentry_us"]) / Decimal(3_600_000_000)
     # The rule compares the rounded hours; past the window only by rounding, the sentence says so.
-    compared = (f"소수 둘째 자리로 반올림한 {number(r['reentry_hours'])}시간을 기준 {window}시간과 비교해 기준 안으로 봅니다."
+    compared = (f"규칙은 소수 둘째 자리로 반올림한 {float(r['reentry_hours']):.2f}시간을 기준 {window}시간과 비교해 기준 안으로 봅니다."
                 if exact_hours > config.reentry_window_hours else f"재문의까지 {number(r['reentry_hours'])}시간으로 기준 {window}시간 안입니다.")
     s = f"AI가 답하고 대화를 닫은 지 {duration(r['reentry_us'])} 만에 같은 고객이 {opened} 열었습니다. {compared}"
     rounding = None
     if exact_hours > config.reentry_window_hours:
-        rounding = (f"다음 대화까지 {josa(duration(r['reentry_us']), '이/가')} 걸렸지만 소수 둘째 자리로 반올림한 "
-                    f"{number(r['reentry_hours'])}시간을 기준 {window}시간과 비교해 재문의로 셉니다.")
+        rounding = f"반올림하기 전으로는 기준 {window}시간을 넘으므로, 창 경계를 정할 때 반올림 규칙을 함께 봐야 합니다."
     elif exact_hours == config.reentry_window_hours:
         rounding = f"다음 대화가 정확히 {window}시간 만에 열려 기준 안으로 셉니다."
     handled = None

@@ -7,17 +7,21 @@ import copy
 import json
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from evals import augment
 from evals.board import Served, e, render_board
 from evals.manual_checks import checks_of, fill_person_metrics
+from evals.fidelity import basis_of, next_steps
 from evals.report import PERSON, label, rows_by_id
+from evals.shared_metrics import AGREEMENT
 from evals.stats import label_order
 from orchestration import domains
 from orchestration.resources import decisions
 from orchestration.web.admin import uploads
-from orchestration.web.admin.page import DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, ratio_cells, url
+from orchestration.web.admin.page import (
+    DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, ratio_cells, remember_token, url,
+)
 from orchestration.web.admin.runs import Run, run_title
 from orchestration.web.security import nonce_of
 
@@ -44,7 +48,7 @@ def filled_report(request: Request, run: Run):
 def headline(run: Run) -> dict:
     report = run.report
     rec = report.reconciliation
-    agreement = next((m for m in report.metrics if m.name == "판정 일치" and m.ratio is not None), None)
+    agreement = next((m for m in report.metrics if m.name == AGREEMENT and m.ratio is not None), None)
     return {
         "items": len(run.rows),
         "checks": f"{sum(c.passed for c in report.checks)} / {len(report.checks)}",
@@ -188,13 +192,16 @@ async def board_page(request: Request) -> Response:
     report = filled_report(request, run)
     board = copy.copy(run.board)
     board.report = report
+    if board.review is not None:  # persona's queue shows what people decided
+        stored = decisions_of(request, domain).get("persona.1", {})
+        queue = [{**r, "reviewer_decision": stored.get(r["turn_no"], {}).get("decision"),
+                  "reviewer_note": stored.get(r["turn_no"], {}).get("note")} for r in board.review[0]]
+        board.review = (queue, *board.review[1:])
     bar = (nav(_crumbs(run, "board")) + f"<div class='admin-bar'>{run_links(run, 'board')}{other_runs(request, run, 'board')}</div>")
     served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i))
     html = render_board(board, served)
     html = html.replace("</head>", f"<link rel='stylesheet' href='{url('static', 'admin.css')}'></head>", 1)
-    from starlette.responses import HTMLResponse
-
-    return HTMLResponse(html)
+    return remember_token(request, HTMLResponse(html))
 
 
 async def report_page(request: Request) -> Response:
@@ -210,8 +217,6 @@ async def report_page(request: Request) -> Response:
                     "격리 수치는 날마다 다시 읽는 기준 데이터의 행입니다.</p>")
     if report.honesty:
         body.append("<section><h2>정직하게 밝혀 둘 점</h2><ul>" + "".join(f"<li>{e(h)}</li>" for h in report.honesty) + "</ul></section>")
-    from evals.fidelity import basis_of, next_steps
-
     rows = []
     for n, m in enumerate(report.metrics):
         value, interval = ratio_cells(m.ratio)
