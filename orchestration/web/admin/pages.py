@@ -104,16 +104,19 @@ async def domain_page(request: Request) -> Response:
     domain = request.path_params["domain"]
     runs = await asyncio.to_thread(_load_all, state, domain)
     keys = [k for k, r, _ in runs if r is not None]
-    options = "".join(f"<option value='{e(k)}'>{e(run_title(k, state.runs.is_sample(state.runs.folder_of(domain, k))))}</option>" for k in keys)
-    diff_form = (f"<form class='diff-form' method='get' action='{e(url(domain, 'diff'))}'><label>이전 <select name='a'>{options}</select></label> "
-                 f"<label>이후 <select name='b'>{options}</select></label> <button type='submit'>두 실행 비교</button></form>") if len(keys) >= 2 else ""
+    def options(chosen: int) -> str:
+        return "".join(f"<option value='{e(k)}'{' selected' if i == chosen else ''}>"
+                       f"{e(run_title(k, state.runs.is_sample(state.runs.folder_of(domain, k))))}</option>" for i, k in enumerate(keys))
+
+    diff_form = (f"<form class='diff-form' method='get' action='{e(url(domain, 'diff'))}'><label>이전 <select name='a'>{options(len(keys) - 1)}</select></label> "
+                 f"<label>이후 <select name='b'>{options(len(keys) - 2)}</select></label> <button type='submit'>두 실행 비교</button></form>") if len(keys) >= 2 else ""
     checks = "".join(f"<li><a href='{e(url(domain, 'runs', 'all', 'review', c.key))}'><code>{e(c.key)}</code> {e(c.title)}</a></li>"
                      for c in checks_of(domain))
     pending = "".join(f"<li><a href='{e(url(domain, 'uploads', u))}'>업로드 {e(u[:8])}</a> — {e(s['stage'])}</li>"
                       for u, s in uploads.statuses(state, domain) if s["state"] != "done")
     body = [
-        f"<p class='lead'>{e(DOMAIN_TITLES.get(domain, ''))}. 원본 폴더 <code>{e(state.runs.raw_folder(domain))}</code>"
-        + (" (샘플 데이터)" if state.runs.is_sample(state.runs.raw_folder(domain)) else "") + "</p>",
+        f"<p class='lead'>날짜별 판정은 원본 폴더 <code>{e(state.runs.raw_folder(domain))}</code>에서 합니다"
+        + (" (샘플 데이터)" if state.runs.is_sample(state.runs.raw_folder(domain)) else "") + ".</p>",
         "<section><h2>판정한 날과 올린 파일</h2>", _run_table(domain, runs), diff_form, "</section>",
         uploads.form(request, domain),
         f"<section><h2>업로드 진행과 오류</h2><ul>{pending}</ul></section>" if pending else "",
