@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 
+from evals.fidelity import basis_of, next_steps
 from evals.markdown import md_cell
 from evals.report import Report
 from evals.stats import label_order
@@ -25,12 +26,17 @@ def render_markdown(report: Report) -> str:
     if report.honesty:
         out += ["**정직하게 밝혀 둘 점**", ""] + [f"- {md_cell(h)}" for h in report.honesty] + [""]
 
-    out += ["## 지표", "", "| 지표 | 값 (분자 / 분모) | 95% Wilson 구간 | 기준 | 판정 | 근거 |", "|---|---|---|---|---|---|"]
+    if not report.verdict_counts_total:
+        out += ["**이 범위에는 판정한 항목이 없습니다.** 자동 검증은 검사할 판정이 없어 통과로 나오고, 격리 수치는 날마다 다시 읽는 기준 데이터의 행입니다.", ""]
+    out += ["## 지표", "", "| 지표 | 값 (분자 / 분모) | 95% Wilson 구간 | 기준 | 판정 | 근거 · 한계 |", "|---|---|---|---|---|---|"]
     for m in report.metrics:
         value, interval = _ratio_cells(m)
         name = f"**{md_cell(m.name)}** {md_cell(m.definition)}" + (f" · {md_cell(m.note)}" if m.note else "")
-        out.append(f"| {name} | {value} | {interval} | {md_cell(m.criterion)} | {md_cell(m.status)} | {md_cell(m.rests_on)} |")
+        basis = f"{md_cell(m.rests_on)} · {md_cell(basis_of(report.domain, m))}"
+        out.append(f"| {name} | {value} | {interval} | {md_cell(m.criterion)} | {md_cell(m.status)} | {basis} |")
     out.append("")
+    steps = next_steps(report, has_rows=bool(report.verdict_counts_total))
+    out += ["## 다음 할 일", ""] + ([f"{i}. {md_cell(x)}" for i, x in enumerate(steps, start=1)] or ["기준 미달·얇은 분모·실패한 검증이 없습니다."]) + [""]
 
     out += ["## 판정 분포", "", "| 판정 | 줄 수 |", "|---|---|"]
     out += [f"| {md_cell(k)} | {v} |" for k, v in report.verdict_counts.items()] + [""]
@@ -115,12 +121,14 @@ def render_html(report: Report) -> str:
              f"<style>{_CSS}</style></head><body>", f"<h1>{e(report.title)}</h1><p>범위: <code>{e(report.scope)}</code></p>"]
     if report.honesty:
         parts.append("<h2>정직하게 밝혀 둘 점</h2><ul>" + "".join(f"<li>{e(h)}</li>" for h in report.honesty) + "</ul>")
-    parts.append("<h2>지표</h2><table><tr><th>지표</th><th>값 (분자 / 분모)</th><th>95% Wilson 구간</th><th>기준</th><th>판정</th><th>근거</th></tr>")
+    parts.append("<h2>지표</h2><table><tr><th>지표</th><th>값 (분자 / 분모)</th><th>95% Wilson 구간</th><th>기준</th><th>판정</th><th>근거 · 한계</th></tr>")
     for m in report.metrics:
         value, interval = _ratio_cells(m)
         parts.append(f"<tr><td><b>{e(m.name)}</b> {e(m.definition)} {e(m.note)}</td><td>{e(value)}</td><td>{e(interval)}</td>"
-                     f"<td>{e(m.criterion)}</td><td>{e(m.status)}</td><td>{e(m.rests_on)}</td></tr>")
-    parts.append("</table><h2>자동 검증</h2><table><tr><th>검증</th><th>결과</th><th>실패한 id</th></tr>")
+                     f"<td>{e(m.criterion)}</td><td>{e(m.status)}</td><td><b>{e(m.rests_on)}</b> {e(basis_of(report.domain, m))}</td></tr>")
+    steps = next_steps(report, has_rows=bool(report.verdict_counts_total))
+    parts.append("</table><h2>다음 할 일</h2>" + ("<ol>" + "".join(f"<li>{e(x)}</li>" for x in steps) + "</ol>" if steps else "<p>없습니다.</p>"))
+    parts.append("<h2>자동 검증</h2><table><tr><th>검증</th><th>결과</th><th>실패한 id</th></tr>")
     for c in report.checks:
         cls, word = ("pass", "통과") if c.passed else ("fail", "실패")
         parts.append(f"<tr><td><code>{e(c.id)}</code> {e(c.title)}</td><td class='{cls}'>{word}</td><td>{e(', '.join(c.failing_ids))}</td></tr>")
