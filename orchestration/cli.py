@@ -7,12 +7,12 @@
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
     verdicts review DOMAIN --input DIR [--check KEY] [--out REVIEW.{jsonl,md}] [--decide ID=agree|disagree|note ...] [--note TEXT]
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
-    verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now]
+    verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now] [--to ws://HOST:PORT/ws/ingest]
     verdicts live-close CHARACTER_ID
     verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
-    verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200]
+    verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
 Dagster is imported only by `demo`, so the file commands start fast.
@@ -113,6 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     pace.add_argument("--rate", type=float, help="lines per second")
     pace.add_argument("--speed", type=float, help="the recording's own pace, X times faster")
     rp.add_argument("--shift-to-now", action="store_true", help="re-time sent_at to when each line is sent")
+    rp.add_argument("--to", help="the live service's ingest socket, e.g. ws://127.0.0.1:8765/ws/ingest "
+                                 "(default: append to the landing table); the token comes from VERDICTS_LIVE_TOKEN")
     rp.set_defaults(func=cmd_replay)
 
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
@@ -135,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8765)
     sv.add_argument("--tags", default="model", help="live_pick tagger for the live console: lexicon, kiwi, openai, gold, model (= kiwi, default)")
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
+    sv.add_argument("--config", type=Path, help="live_pick rules configuration (default: rules/live_pick/config.yaml)")
     sv.set_defaults(func=cmd_serve)
 
     g = sub.add_parser("generate", help="write deterministic synthetic input, with 3 malformed rows per dataset")
@@ -394,6 +397,25 @@ def cmd_replay(args) -> int:
         raise UsageError(f"{args.file}: file not found")
     if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
         raise UsageError("--rate and --speed must be positive")
+    if args.to:
+        from orchestration.live.ingest_client import IngestClient
+        from orchestration.web.config import TOKEN_ENV
+
+        if not args.to.startswith(("ws://", "wss://")):
+            raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+        try:
+            client = IngestClient(args.to, os.environ.get(TOKEN_ENV) or None)
+        except Exception as exc:  # noqa: BLE001 - refused or unreachable: say which and why
+            raise UsageError(f"--to {args.to}: cannot connect ({exc})") from exc
+        try:
+            sent = replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
+                          send=client.send)
+            durable = client.wait_acked()
+        finally:
+            client.close()
+        print(f"replay: {sent} lines sent, {'all' if durable else 'NOT all'} acknowledged durable, "
+              f"{len(client.quarantined)} quarantined", file=sys.stderr)
+        return EXIT_OK if durable else EXIT_CHECKS_FAILED
     replay(_live_engine(), args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now)
     return EXIT_OK
 
@@ -435,6 +457,8 @@ def cmd_serve(args) -> int:
     settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms}
     if args.input:
         settings["input_dir"] = args.input.resolve()
+    if args.config:
+        settings["rules_config"] = args.config.resolve()
     config = WebConfig(**settings)
     uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio")
     return EXIT_OK

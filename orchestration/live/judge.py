@@ -104,6 +104,8 @@ def _quarantine_rows(chat: pd.DataFrame, code: str, reason: str) -> pd.DataFrame
 def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig, clock) -> dict:
     """Write the lines answered since the last close back to the viewer state, in one transaction.
 
+    Answered: the window's picks and the skipped lines an operator picked up on the console.
+
     `answered_topics` gains the line's tags; `last_replied_at` becomes the end of the window in
     which the line was picked (the reply goes out after the window closes), in the line's form.
     """
@@ -121,9 +123,11 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
         if not judged:
             return {"character_id": character_id, "answered": 0, "closed": False}
         states = {v: store.load_json(r) for v, r in conn.execute(sa.select(store.viewer_state.c.viewer_id, store.viewer_state.c.row))}
+        # Lines the operator picked up on the console count as answered too.
+        picked = set(conn.execute(sa.select(store.pickups.c.msg_id).where(store.pickups.c.character_id == character_id)).scalars())
         answered = 0
         for row, tags, window_ns in judged:
-            if row["verdict"] != V.PICK:
+            if row["verdict"] != V.PICK and row["msg_id"] not in picked:
                 continue
             answered += 1
             state = states.get(row["viewer_id"]) or {

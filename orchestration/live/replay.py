@@ -1,4 +1,5 @@
-"""`verdicts replay`: feed a recorded live_chat.jsonl into the landing table as if live.
+"""`verdicts replay`: feed a recorded live_chat.jsonl into the landing table as if live, or
+with `--to ws://HOST:PORT/ws/ingest` into the live service's socket.
 
 With `--rate R`, lines go out at R lines per second; with `--speed X`, at the recording's own
 pace sped up X times. `--shift-to-now` re-times each line's `sent_at` to when it is sent (in
@@ -57,8 +58,11 @@ def replay(
     clock: Callable[[], int] = time.time_ns,
     sleep: Callable[[float], None] = time.sleep,
     progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr),
+    send: Callable[[list[str]], None] | None = None,
 ) -> int:
-    """Append every line of `path` on schedule; returns the number sent (stops cleanly on Ctrl-C)."""
+    """Append every line of `path` on schedule; returns the number sent (stops cleanly on Ctrl-C).
+
+    `send(batch)` replaces the landing-table append (the socket client's `send`)."""
     if not rate and not speed:
         raise ValueError("give --rate LINES_PER_SEC or --speed X")
     texts = [t for t in path.read_text(encoding="utf-8").split("\n") if t.strip()]
@@ -66,7 +70,11 @@ def replay(
         order = sorted(range(len(texts)), key=lambda i: (timestamps.parse((parse_object(texts[i]) or {}).get("sent_at"), config.timezone) or timestamps.Stamp(0, "")).ns)
         texts = [texts[i] for i in order]
     offsets = schedule(texts, rate, speed, config.timezone)
-    store.ensure_tables(engine)
+    if send is None:
+        store.ensure_tables(engine)
+
+        def send(batch):
+            store.append(engine, batch, clock(), config.window_seconds, config.timezone)
     start = clock()
     sent = 0
     last_report = start
@@ -82,7 +90,7 @@ def replay(
                 for i in range(sent, due):
                     sent_ns = start + int(offsets[i] * 1e9)
                     batch.append(_retime(texts[i], sent_ns, config.timezone) if shift_to_now else texts[i])
-                store.append(engine, batch, clock(), config.window_seconds, config.timezone)
+                send(batch)
                 sent = due
             if clock() - last_report >= 1e9:
                 last_report = clock()

@@ -10,6 +10,10 @@
 - `live_pick_live_late`: lines that arrived after their window was judged.
 - `live_pick_viewer_state`: viewer relations, seeded from the reference file, updated when
   a broadcast closes; `live_pick_broadcasts`: closed broadcasts.
+- `live_pick_live_pushes`: windows the live service finished and pushed, in push order (the
+  resume cursor), with the seed's checks and the window end → frame sent latency.
+- `live_pick_live_late_verdicts`: the follow-up verdicts of late lines (never the window's own).
+- `live_pick_live_pickups`: skipped lines the operator picked up; answered at broadcast close.
 
 SQLite runs in WAL mode (readers do not block the writer); PostgreSQL as is.
 """
@@ -103,6 +107,34 @@ broadcasts = sa.Table(
     sa.Column("closed_ns", sa.BigInteger, nullable=False),
     sa.Column("answered", sa.Integer, nullable=False),
 )
+pushes = sa.Table(
+    "live_pick_live_pushes", metadata,
+    sa.Column("push_seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("character_id", sa.Text, nullable=False),
+    sa.Column("window_ns", sa.BigInteger, nullable=False),
+    sa.Column("checks", JSON, nullable=False),
+    sa.Column("quarantined", JSON, nullable=False),
+    sa.Column("msg_order", JSON, nullable=False),
+    sa.Column("pushed_ms", sa.Float),
+    sa.UniqueConstraint("character_id", "window_ns", name="uq_live_pick_live_pushes_window"),
+)
+late_verdicts = sa.Table(
+    "live_pick_live_late_verdicts", metadata,
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("msg_id", sa.Text, nullable=False),
+    sa.Column("character_id", sa.Text, nullable=False),
+    sa.Column("window_ns", sa.BigInteger, nullable=False),
+    sa.Column("row", JSON, nullable=False),
+)
+pickups = sa.Table(
+    "live_pick_live_pickups", metadata,
+    sa.Column("msg_id", sa.Text, primary_key=True),
+    sa.Column("character_id", sa.Text, nullable=False),
+    sa.Column("window_ns", sa.BigInteger, nullable=False),
+    sa.Column("verdict", sa.Text, nullable=False),
+    sa.Column("picked_ns", sa.BigInteger, nullable=False),
+    sa.Column("by", sa.Text),
+)
 
 
 def ensure_tables(engine: sa.Engine) -> None:
@@ -131,6 +163,16 @@ def append(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds:
     with engine.begin() as conn:
         conn.execute(landing.insert(), rows)
     return len(rows)
+
+
+def append_returning(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds: int, tz: str) -> list[dict]:
+    """Append in one transaction; the landing rows with their `seq`, in the order given."""
+    if not texts:
+        return []
+    rows = [landing_row(t, arrived_ns, window_seconds, tz) for t in texts]
+    with engine.begin() as conn:
+        seqs = conn.execute(landing.insert().returning(landing.c.seq, sort_by_parameter_order=True), rows).scalars().all()
+    return [{**r, "seq": int(s)} for r, s in zip(rows, seqs)]
 
 
 def closed_unjudged(engine: sa.Engine, now_ns: int, window_seconds: int, grace_seconds: float) -> list[tuple[str, int]]:

@@ -29,3 +29,13 @@ class WebConfig:
     """Admin pages: the most lines one uploaded file may hold."""
     admin_warm: bool = True
     """Admin pages: judge every run in the background at start, so the index opens from memory."""
+    rules_config: Path | None = None
+    """live_pick rules configuration (window length, picks per window); default rules/live_pick/config.yaml."""
+    max_frame_bytes: int = 64 * 1024
+    """An ingest frame larger than this is refused: the socket closes with 1009 and the reason."""
+    client_queue: int = 512
+    """Frames waiting for one console client; a client that falls further behind is dropped (it resumes with `after`)."""
+    allowed_origins: tuple[str, ...] = ()
+    """Origins (scheme://host:port) allowed on the console socket besides the service's own."""
+    history_windows: int = 30
+    """Windows a console gets on first connect (without `after`)."""

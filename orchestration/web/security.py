@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
@@ -27,6 +28,20 @@ def token_ok(conn: HTTPConnection, expected: str | None) -> bool:
         return True
     got = presented_token(conn)
     return got is not None and hmac.compare_digest(got.encode(), expected.encode())
+
+
+def origin_ok(conn: HTTPConnection, allowed: tuple[str, ...] = ()) -> bool:
+    """A browser's Origin must be this service (same host and port) or one allowed by name.
+
+    Clients that send no Origin (scripts, the replayer) are not browsers; the token guards them.
+    """
+    origin = conn.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    host = conn.headers.get("host", "")
+    return urlsplit(origin).netloc == host and urlsplit(origin).scheme in ("http", "https")
 
 
 def content_security_policy(nonce: str) -> str:

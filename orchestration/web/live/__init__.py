@@ -1,5 +1,40 @@
-"""The live console: chat in over `/ws/ingest`, finished windows out over `/ws/windows`, the page at `/live`."""
+"""The live console: chat in over `/ws/ingest`, finished windows out over `/ws/windows`, the page at `/live`.
+
+- `service`: the long-running judge (worker thread, wall-clock windows, start-up recovery);
+- `windows`: the window buffer over the `rules/live_pick` engine; `records`: its warehouse tables;
+- `clients`: bounded per-console queues; `sockets`: the two WebSocket endpoints;
+- `page` and `static/`: the operator's page, its script and style.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from starlette.routing import Route, WebSocketRoute
 
 
 def routes(config) -> list:
-    return []
+    from orchestration.web.live import page, sockets
+    from rules.live_pick.config import load_config
+
+    rules = load_config(str(config.rules_config) if config.rules_config else None)
+    return [
+        WebSocketRoute("/ws/ingest", sockets.ingest),
+        WebSocketRoute("/ws/windows", sockets.windows),
+        Route("/live", page.page(config, rules.window_seconds)),
+        Route("/live/static/{name}", page.static_file),
+        Route("/live/pickup", page.pick_up(config), methods=["POST"]),
+    ]
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app, config):
+    from orchestration.web.live.service import LiveService
+
+    service = LiveService(config)
+    await service.start()
+    app.state.live = service
+    try:
+        yield
+    finally:
+        await service.stop()

@@ -1,0 +1,90 @@
+"""The operator's console page (`/live`), its static script and style, and the pick-up action.
+
+The page is a shell: everything it shows arrives over `/ws/windows` and is written into the
+DOM as text by `static/console.js` (never as HTML), under the app's Content-Security-Policy.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
+
+from orchestration.web.security import origin_ok, token_ok
+
+STATIC = Path(__file__).with_name("static")
+
+PAGE = """<!doctype html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>라이브 선별 콘솔 · live_pick</title>
+<link rel="stylesheet" href="/live/static/console.css">
+<script src="/live/static/console.js" defer></script>
+</head>
+<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}">
+<header>
+  <h1>라이브 선별 콘솔</h1>
+  <span id="status" class="status">연결 중…</span>
+  <span id="totals" class="totals"></span>
+</header>
+<main>
+  <section class="flow">
+    <h2>채팅 흐름</h2>
+    <div id="open" class="open-windows"></div>
+    <ol id="chat" class="chat"></ol>
+  </section>
+  <section class="windows">
+    <h2>닫힌 구간 <small>(30초마다 답변할 질문 세 개 · 나머지는 사유별)</small></h2>
+    <div id="windows"></div>
+  </section>
+</main>
+<footer>판정은 규칙이 정하고 순위는 참고 자리입니다. 최종 선택은 운영자가 합니다. 태그: {tags}</footer>
+</body>
+</html>
+"""
+
+
+def page(config, window_seconds: int):
+    async def live_page(request: Request):
+        if not token_ok(request, config.token):
+            return PlainTextResponse("a valid token is required: open /live?token=…", status_code=403)
+        text = PAGE.format(window_seconds=window_seconds, grace_ms=int(config.grace_ms), tags=html.escape(config.tags))
+        return HTMLResponse(text)
+
+    return live_page
+
+
+async def static_file(request: Request):
+    name = request.path_params["name"]
+    kinds = {"console.js": "text/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8"}
+    if name not in kinds:
+        return PlainTextResponse("not found", status_code=404)
+    return PlainTextResponse((STATIC / name).read_text(encoding="utf-8"), media_type=kinds[name],
+                             headers={"cache-control": "no-cache"})
+
+
+def pick_up(config):
+    async def endpoint(request: Request):
+        if not token_ok(request, config.token):
+            return JSONResponse({"error": "a valid token is required"}, status_code=403)
+        if not origin_ok(request, config.allowed_origins):
+            return JSONResponse({"error": "origin not allowed"}, status_code=403)
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "expected a JSON body {\"msg_id\": ...}"}, status_code=400)
+        msg_id = body.get("msg_id") if isinstance(body, dict) else None
+        if not isinstance(msg_id, str) or not msg_id:
+            return JSONResponse({"error": "msg_id is required"}, status_code=400)
+        done = await request.app.state.live.pick_up(msg_id, body.get("by") if isinstance(body.get("by"), str) else None)
+        if done is None:
+            return JSONResponse({"error": f"no judged line {msg_id}"}, status_code=404)
+        if "error" in done:
+            return JSONResponse(done, status_code=409)
+        return JSONResponse(done)
+
+    return endpoint

@@ -1,0 +1,209 @@
+"""What the live service writes to the warehouse and reads back: the live path's own tables
+(`orchestration.live.store`), one transaction per window, and the frames rebuilt for resume."""
+
+from __future__ import annotations
+
+import pandas as pd
+import sqlalchemy as sa
+
+from orchestration.live import store
+from rules.common import timestamps
+from rules.common.checks import CheckResult
+from rules.live_pick import verdicts as V
+
+Key = tuple[str, int]
+
+
+def window_frame(character_id: str, window_ns: int, window_start: str, window_end_ns: int, lines: int, latency_ms: float,
+                 checks: list[dict], rows: list[dict], quarantined: list[dict], push_seq: int, tz: str) -> dict:
+    """The `window` frame pushed to consoles; the same whether live or rebuilt from the store."""
+    form = window_start[19:]
+    return {
+        "type": "window", "seq": push_seq, "character_id": character_id, "window_start": window_start,
+        "window_end": timestamps.format_ns(window_end_ns, form, tz), "window_end_ns": window_end_ns, "lines": lines,
+        "latency_ms": round(latency_ms, 1), "checks": checks, "verdicts": rows, "quarantined": quarantined,
+    }
+
+
+def checks_json(results: list[CheckResult]) -> list[dict]:
+    return [{"name": r.id, "title": r.title, "passed": r.passed, "failing_ids": r.failing_ids[:50], "detail": r.detail}
+            for r in results]
+
+
+def quarantine_rows(q: pd.DataFrame, window_of: dict[int, Key | None]) -> list[dict]:
+    return [{"seq": int(r["line"]), "msg_id": r["id"], "character_id": (window_of.get(int(r["line"])) or (None, None))[0],
+             "window_ns": (window_of.get(int(r["line"])) or (None, None))[1], "reason_code": r["reason_code"],
+             "reason": r["reason"]} for r in q.to_dict("records")]
+
+
+def store_quarantine(engine: sa.Engine, rows: list[dict]) -> None:
+    if not rows:
+        return
+    with engine.begin() as conn:
+        have = set(conn.execute(sa.select(store.quarantine.c.seq).where(store.quarantine.c.seq.in_([r["seq"] for r in rows]))).scalars())
+        fresh = [{k: r[k] for k in ("seq", "character_id", "window_ns", "reason_code", "reason")} for r in rows if r["seq"] not in have]
+        if fresh:
+            conn.execute(store.quarantine.insert(), fresh)
+
+
+def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, int], arrived_ns: dict[str, int], now_ns: int) -> None:
+    """Late lines: counted in the late table, their follow-up verdicts kept apart from the window's."""
+    with engine.begin() as conn:
+        conn.execute(store.late.insert(), [
+            {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1],
+             "arrived_ns": arrived_ns[r["msg_id"]], "judged_ns": now_ns} for r in rows])
+        conn.execute(store.late_verdicts.insert(), [
+            {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r}
+            for r in rows])
+
+
+def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, rows: list[dict],
+                 tags_of: dict, seq_of: dict, checks: list[dict], quarantined: list[dict], judged_ns: int, clock) -> tuple[int, float] | None:
+    """Verdicts, the window row (close → stored latency) and the push record, in one transaction.
+
+    Returns (push sequence, stored latency ms), or None when the window was already judged
+    (the Dagster sensor got there first: a window is judged once).
+    """
+    with engine.begin() as conn:
+        if conn.execute(sa.select(sa.func.count()).select_from(store.windows).where(
+                store.windows.c.character_id == key[0], store.windows.c.window_ns == key[1])).scalar_one():
+            return None
+        if rows:
+            conn.execute(store.verdicts.insert(), [
+                {"msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r,
+                 "tags": tags_of.get(r["msg_id"]), "seq": seq_of[r["msg_id"]]} for r in rows])
+        stored_ns = clock()
+        latency = (stored_ns - window_end_ns) / 1e6
+        conn.execute(store.windows.insert(), {
+            "character_id": key[0], "window_ns": key[1], "window_start": window_start, "window_end_ns": window_end_ns,
+            "judged_ns": judged_ns, "stored_ns": stored_ns, "latency_ms": latency, "lines": lines, "run_id": None})
+        push = conn.execute(store.pushes.insert().returning(store.pushes.c.push_seq), {
+            "character_id": key[0], "window_ns": key[1], "checks": checks, "quarantined": quarantined,
+            "msg_order": [r["msg_id"] for r in rows], "pushed_ms": None}).scalar_one()
+    return int(push), latency
+
+
+def set_pushed(engine: sa.Engine, push_seq: int, latency_ms: float) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.update(store.pushes).where(store.pushes.c.push_seq == push_seq).values(pushed_ms=latency_ms))
+
+
+def push_seq_of(engine: sa.Engine, character_id: str, window_start: str) -> int | None:
+    q = (sa.select(store.pushes.c.push_seq)
+         .join(store.windows, sa.and_(store.windows.c.character_id == store.pushes.c.character_id,
+                                      store.windows.c.window_ns == store.pushes.c.window_ns))
+         .where(store.windows.c.character_id == character_id, store.windows.c.window_start == window_start))
+    with engine.connect() as conn:
+        return conn.execute(q).scalar()
+
+
+def stored_frames(engine: sa.Engine, after_seq: int, tz: str, limit: int | None = None) -> list[dict]:
+    """Window frames pushed after `after_seq`, rebuilt from the store, in push order."""
+    p, w = store.pushes, store.windows
+    q = (sa.select(p.c.push_seq, p.c.character_id, p.c.window_ns, p.c.checks, p.c.quarantined, p.c.msg_order, p.c.pushed_ms,
+                   w.c.window_start, w.c.window_end_ns, w.c.lines, w.c.latency_ms)
+         .join(w, sa.and_(w.c.character_id == p.c.character_id, w.c.window_ns == p.c.window_ns))
+         .where(p.c.push_seq > after_seq).order_by(p.c.push_seq))
+    if limit is not None:  # the newest `limit`, still in push order
+        q = q.order_by(None).order_by(p.c.push_seq.desc()).limit(limit)
+    with engine.connect() as conn:
+        pushed = sorted(conn.execute(q).all(), key=lambda r: r.push_seq)
+        frames = []
+        for r in pushed:
+            rows = {m: store.load_json(v) for m, v in conn.execute(
+                sa.select(store.verdicts.c.msg_id, store.verdicts.c.row).where(
+                    store.verdicts.c.character_id == r.character_id, store.verdicts.c.window_ns == r.window_ns))}
+            ordered = [rows[m] for m in store.load_json(r.msg_order) if m in rows]
+            latency = r.pushed_ms if r.pushed_ms is not None else r.latency_ms
+            frames.append(window_frame(r.character_id, int(r.window_ns), r.window_start, int(r.window_end_ns), int(r.lines),
+                                       latency, store.load_json(r.checks), ordered, store.load_json(r.quarantined),
+                                       int(r.push_seq), tz))
+    return frames
+
+
+def last_push_seq(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(store.pushes.c.push_seq), 0))).scalar_one())
+
+
+# -- pick-ups ------------------------------------------------------------------------------------
+
+
+def pick_up(engine: sa.Engine, msg_id: str, now_ns: int, by: str | None) -> dict | None:
+    """Record that the operator picked up a skipped line; None when no such judged line."""
+    with engine.begin() as conn:
+        found = conn.execute(sa.select(store.verdicts.c.row, store.verdicts.c.character_id, store.verdicts.c.window_ns)
+                             .where(store.verdicts.c.msg_id == msg_id)).first()
+        if found is None:
+            return None
+        row = store.load_json(found.row)
+        if row["verdict"] == V.PICK:
+            return {"error": "already a pick"}
+        if not conn.execute(sa.select(sa.func.count()).select_from(store.pickups).where(store.pickups.c.msg_id == msg_id)).scalar_one():
+            conn.execute(store.pickups.insert(), {"msg_id": msg_id, "character_id": found.character_id,
+                                                  "window_ns": found.window_ns, "verdict": row["verdict"],
+                                                  "picked_ns": now_ns, "by": by})
+        picked = conn.execute(sa.select(store.pickups).where(store.pickups.c.msg_id == msg_id)).first()
+    return pickup_frame(picked._mapping, row["window_start"])
+
+
+def pickup_frame(p, window_start: str) -> dict:
+    return {"type": "pickup", "msg_id": p["msg_id"], "character_id": p["character_id"], "window_start": window_start,
+            "verdict": p["verdict"], "picked_at_ns": int(p["picked_ns"])}
+
+
+def pickups_for(engine: sa.Engine, keys: list[Key]) -> list[dict]:
+    if not keys:
+        return []
+    q = (sa.select(store.pickups, store.windows.c.window_start)
+         .join(store.windows, sa.and_(store.windows.c.character_id == store.pickups.c.character_id,
+                                      store.windows.c.window_ns == store.pickups.c.window_ns))
+         .where(sa.tuple_(store.pickups.c.character_id, store.pickups.c.window_ns).in_(keys))
+         .order_by(store.pickups.c.picked_ns))
+    with engine.connect() as conn:
+        return [pickup_frame(r._mapping, r.window_start) for r in conn.execute(q)]
+
+
+# -- start-up ------------------------------------------------------------------------------------
+
+
+def finished_windows(engine: sa.Engine) -> set[Key]:
+    with engine.connect() as conn:
+        return {(c, int(w)) for c, w in conn.execute(sa.select(store.windows.c.character_id, store.windows.c.window_ns))}
+
+
+def seen_msg_ids(engine: sa.Engine) -> dict[str, int]:
+    """msg_id → landing seq of every line judged (in a window or late): a later copy is a duplicate."""
+    with engine.connect() as conn:
+        seen = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.seq)).all())
+        seen.update((m, s) for m, s in conn.execute(sa.select(store.late.c.msg_id, store.late.c.seq)).all() if m and m not in seen)
+    return {m: int(s) for m, s in seen.items()}
+
+
+def unprocessed(engine: sa.Engine, after_seq: int = 0, limit: int = 20000) -> list:
+    """Landing lines neither judged, quarantined nor recorded late, in arrival order."""
+    l = store.landing
+    q = (sa.select(l.c.seq, l.c.text, l.c.arrived_ns, l.c.msg_id, l.c.character_id, l.c.window_ns)
+         .where(l.c.seq > after_seq)
+         .where(l.c.seq.not_in(sa.select(store.verdicts.c.seq)))
+         .where(l.c.seq.not_in(sa.select(store.quarantine.c.seq)))
+         .where(l.c.seq.not_in(sa.select(store.late.c.seq)))
+         .order_by(l.c.seq).limit(limit))
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(q)]
+
+
+def viewer_version(engine: sa.Engine) -> tuple:
+    with engine.connect() as conn:
+        return tuple(conn.execute(sa.select(sa.func.count(), sa.func.max(store.viewer_state.c.updated_ns))
+                                  .select_from(store.viewer_state)).one())
+
+
+def window_lines(engine: sa.Engine, key: Key) -> tuple[int, list[dict]]:
+    """Landing lines of a window and its quarantined ones (for a window reopened at start-up)."""
+    l, q = store.landing, store.quarantine
+    with engine.connect() as conn:
+        n = conn.execute(sa.select(sa.func.count()).select_from(l).where(l.c.character_id == key[0], l.c.window_ns == key[1])).scalar_one()
+        rows = conn.execute(sa.select(l.c.msg_id, q.c.reason_code, q.c.reason).join(q, q.c.seq == l.c.seq)
+                            .where(q.c.character_id == key[0], q.c.window_ns == key[1]).order_by(q.c.seq)).all()
+    return int(n), [{"msg_id": m, "reason_code": c, "reason": r} for m, c, r in rows]

@@ -1,0 +1,345 @@
+"""The live service: lines in, windows finished on the wall clock, frames out.
+
+One worker thread does every piece of database and rule work, in arrival order, so a batch
+of lines is fully absorbed (landed, gated, tagged, filtered) before a window it belongs to
+can finish; the event loop only moves frames. A line is acknowledged once its landing
+insert has committed: after that a crash loses nothing, because start-up absorbs again every
+landing line that was neither judged, quarantined nor recorded late, and finishes every
+window whose end has passed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from orchestration.live import store
+from orchestration.live.judge import references
+from orchestration.resources.warehouse import _engine
+from orchestration.web.config import WebConfig
+from orchestration.web.live import records
+from orchestration.web.live.clients import Client, Hub
+from orchestration.web.live.windows import Key, References, Window, add_lines, finish, judge_late, prepare
+from rules.common import timestamps
+from rules.common.gates import DUPLICATE_ID
+from rules.common.jsonl import dataset_path
+from rules.live_pick.config import load_config
+from rules.live_pick.tags import tag_source
+
+log = logging.getLogger("verdicts.live")
+CHAT_SHOWN = 40
+"""Lines of each batch shown in the console's flowing chat (the counts cover them all)."""
+BATCH_LINES = 5000
+RECENT_FRAMES = 1000
+
+
+def dumps(frame: dict) -> str:
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class Origin:
+    """An ingest connection: what it is told (acks, quarantined lines) goes through its outbox."""
+
+    outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+
+
+@dataclass
+class Absorbed:
+    quarantined: list[dict] = field(default_factory=list)
+    late: list[dict] = field(default_factory=list)
+    chat: list[dict] = field(default_factory=list)
+    opened: dict[Key, int] = field(default_factory=dict)
+    """Windows opened by this batch → the wall-clock instant (ns) they finish."""
+    counts: dict[Key, int] = field(default_factory=dict)
+
+
+class LiveService:
+    def __init__(self, config: WebConfig, clock=time.time_ns):
+        self.config = config
+        self.clock = clock
+        self.engine = _engine(config.warehouse_url)
+        self.rules = load_config(str(config.rules_config) if config.rules_config else None)
+        self.tagger = tag_source(config.tags)
+        self.step = self.rules.window_seconds * timestamps.NS_PER_SEC
+        self.grace = int(config.grace_ms * 1_000_000)
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="live-judge")
+        self.hub = Hub(config.client_queue)
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.recent: OrderedDict[int, str] = OrderedDict()
+        # worker-thread state
+        self.open: dict[Key, Window] = {}
+        self.finished: set[Key] = set()
+        self.seen: dict[str, int] = {}
+        self.refs: References | None = None
+        # event-loop state
+        self.deadlines: dict[Key, int] = {}
+        self.published = 0
+        self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        opened = await self.run(self._recover)
+        self.deadlines.update(opened)
+        self.published = await self.run(records.last_push_seq, self.engine)
+        self._tasks = [asyncio.create_task(self._batcher()), asyncio.create_task(self._closer())]
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.pool.shutdown(wait=True)
+
+    async def run(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    # -- ingest ---------------------------------------------------------------------------------
+
+    async def _batcher(self) -> None:
+        while True:
+            items = [await self.inbox.get()]
+            n = len(items[0][2])
+            while not self.inbox.empty() and n < BATCH_LINES:
+                items.append(self.inbox.get_nowait())
+                n += len(items[-1][2])
+            try:
+                texts = [t for _, _, ts in items for t in ts]
+                landed, absorbed = await self.run(self._ingest, texts)
+            except Exception:  # noqa: BLE001 - nothing was acknowledged; the senders keep their frames
+                log.exception("ingest batch failed")
+                for origin, frame_no, _ in items:
+                    origin.outbox.put_nowait({"type": "error", "frame": frame_no, "reason": "not stored; send again"})
+                continue
+            self.counts["received"] += len(texts)
+            seq_origin, i = {}, 0
+            for origin, frame_no, ts in items:
+                for _ in ts:
+                    seq_origin[landed[i]] = (origin, frame_no)
+                    i += 1
+            for q in absorbed.quarantined:
+                origin, frame_no = seq_origin.get(q["seq"], (None, None))
+                if origin is not None:
+                    origin.outbox.put_nowait({"type": "quarantined", "frame": frame_no, "msg_id": q["msg_id"],
+                                              "reason_code": q["reason_code"], "reason": q["reason"]})
+            through: dict[int, tuple[Origin, int]] = {}
+            for origin, frame_no, _ in items:
+                through[id(origin)] = (origin, frame_no)
+            for origin, frame_no in through.values():
+                origin.outbox.put_nowait({"type": "ack", "through": frame_no})
+            self.deadlines.update(absorbed.opened)
+            for frame in absorbed.late:
+                self.hub.publish(dumps(frame))
+            if absorbed.chat or absorbed.counts:
+                self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
+                                        "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
+                                                 for k, n in absorbed.counts.items()]}))
+            self._wake.set()
+
+    def _ingest(self, texts: list[str]) -> tuple[list[int], Absorbed]:
+        now = self.clock()
+        rows = store.append_returning(self.engine, texts, now, self.rules.window_seconds, self.rules.timezone)
+        return [r["seq"] for r in rows], self._absorb(rows, now)
+
+    def _absorb(self, rows: list[dict], now: int) -> Absorbed:
+        """Gate, tag and filter landed rows; open windows; record quarantine and late lines."""
+        out = Absorbed()
+        if not rows:
+            return out
+        key_of = {r["seq"]: (r["character_id"], int(r["window_ns"])) if r["character_id"] and r["window_ns"] is not None else None
+                  for r in rows}
+        if any(k is not None and k not in self.open and k not in self.finished for k in key_of.values()):
+            self._refresh_references()
+        groups: dict[int, list[dict]] = {}
+        refs_by_id: dict[int, References] = {}
+        for r in rows:
+            key = key_of[r["seq"]]
+            if key is not None and key not in self.open and key not in self.finished:
+                self.open[key] = Window(key, self.refs)
+                out.opened[key] = key[1] + self.step + self.grace
+            refs = self.open[key].refs if key in self.open else self.refs
+            refs_by_id[id(refs)] = refs
+            groups.setdefault(id(refs), []).append(r)
+            if key in self.open:
+                self.open[key].lines += 1
+                out.counts[key] = self.open[key].lines
+        arrived = {r["msg_id"]: r["arrived_ns"] for r in rows if r["msg_id"]}
+        for rid, group in groups.items():
+            lines = pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing",
+                                  "line": pd.array([g["seq"] for g in group], dtype="int64"), "text": [g["text"] for g in group]})
+            prepared = prepare(lines, refs_by_id[rid], self.rules, self.tagger)
+            quarantined = records.quarantine_rows(prepared.quarantine, key_of)
+            chat = prepared.chat
+            repeated = chat["msg_id"].isin(self.seen)
+            if repeated.any():  # the first line with an id stands, as in the batch gates
+                for m, seq in zip(chat.loc[repeated, "msg_id"], chat.loc[repeated, "line"]):
+                    key = key_of[int(seq)]
+                    quarantined.append({"seq": int(seq), "msg_id": m, "character_id": key[0], "window_ns": key[1],
+                                        "reason_code": DUPLICATE_ID, "reason": f"msg_id '{m}' repeats the row on line {self.seen[m]}"})
+                chat = chat[~repeated]
+            self.seen.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
+            records.store_quarantine(self.engine, quarantined)
+            for q in quarantined:
+                key = (q["character_id"], q["window_ns"])
+                if key in self.open:
+                    self.open[key].quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
+            out.quarantined += quarantined
+            for key, part in chat.groupby(["character_id", "window_ns"], sort=False):
+                key = (key[0], int(key[1]))
+                if key in self.finished:
+                    out.late.append(self._late(key, part, arrived, now))
+                else:
+                    add_lines(self.open[key], part, self.rules)
+            shown = chat.tail(CHAT_SHOWN)
+            out.chat += [{"msg_id": m, "character_id": c, "viewer_id": v, "sent_at": s, "body": b, "donation_amount": int(d),
+                          "window_ns": int(w)} for m, c, v, s, b, d, w in zip(
+                shown["msg_id"], shown["character_id"], shown["viewer_id"], shown["sent_at"], shown["body"],
+                shown["donation_amount"], shown["window_ns"])]
+        return out
+
+    def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int) -> dict:
+        refs = self.refs
+        rows = judge_late(chat, refs, self.rules)
+        seq_of = {m: int(s) for m, s in zip(chat["msg_id"], chat["line"])}
+        records.store_late(self.engine, key, rows, seq_of, arrived, now)
+        return {"type": "late", "character_id": key[0], "window_ns": key[1],
+                "window_start": rows[0]["window_start"] if rows else None, "lines": len(rows), "verdicts": rows}
+
+    def _refresh_references(self) -> None:
+        """The sheets and viewer state in force now; new windows are judged against them."""
+        raw_dir = Path(self.config.input_dir)
+        files = tuple(dataset_path(raw_dir, d).stat().st_mtime_ns for d in ("character_sheet", "viewer_relation"))
+        version = (files, records.viewer_version(self.engine))
+        if self.refs is not None and self.refs.version == version:
+            return
+        raw = references(raw_dir, self.engine, self.rules, self.clock())
+        self.refs = References.of((files, records.viewer_version(self.engine)), raw, self.rules)
+
+    # -- finishing windows ------------------------------------------------------------------------
+
+    async def _closer(self) -> None:
+        while True:
+            now = self.clock()
+            due = sorted((end, k) for k, end in self.deadlines.items() if end <= now)
+            if due:
+                keys = [k for _, k in due]
+                for k in keys:
+                    del self.deadlines[k]
+                try:
+                    done = await self.run(self._finish, keys)
+                except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
+                    log.exception("finishing windows failed")
+                    continue
+                for frame in done:
+                    self._publish_window(frame)
+                continue
+            nearest = min(self.deadlines.values(), default=now + 50_000_000)
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=max(0.001, min(0.05, (nearest - now) / 1e9)))
+            except asyncio.TimeoutError:
+                pass
+
+    def _finish(self, keys: list[Key]) -> list[dict]:
+        frames = []
+        for key in keys:
+            window = self.open.pop(key)
+            self.finished.add(key)
+            judged_ns = self.clock()
+            fin = finish(window, self.rules)
+            checks = records.checks_json(fin.checks)
+            end = key[1] + self.step
+            stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, window.tags_of,
+                                          window.seq_of, checks, window.quarantined, judged_ns, self.clock)
+            if stored is None:
+                log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
+                continue
+            push_seq, _ = stored
+            frames.append(records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
+                                               window.quarantined, push_seq, self.rules.timezone))
+        return frames
+
+    def _publish_window(self, frame: dict) -> None:
+        frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
+        text = dumps(frame)
+        self.recent[frame["seq"]] = text
+        while len(self.recent) > RECENT_FRAMES:
+            self.recent.popitem(last=False)
+        self.published = max(self.published, frame["seq"])
+        self.counts["windows"] += 1
+        self.counts["judged"] += len(frame["verdicts"])
+        self.hub.publish(text, frame["seq"])
+        self.pool.submit(records.set_pushed, self.engine, frame["seq"], frame["latency_ms"])
+
+    # -- consoles ---------------------------------------------------------------------------------
+
+    async def history(self, after: str | None) -> list[tuple[int, str]]:
+        """Stored window frames after `after` (`character_id/window_start`), or the latest ones."""
+        limit = None
+        after_seq = 0
+        if after:
+            character, _, start = after.partition("/")
+            found = await self.run(records.push_seq_of, self.engine, character, start)
+            after_seq = found or 0
+        else:
+            limit = self.config.history_windows
+        published = self.published
+        frames = await self.run(records.stored_frames, self.engine, after_seq, self.rules.timezone, limit)
+        out = []
+        for f in frames:
+            if f["seq"] > published:
+                break  # finished but not yet pushed: it comes live
+            out.append((f["seq"], self.recent.get(f["seq"]) or dumps(f)))
+        return out
+
+    async def pickups(self, frames: list[tuple[int, str]]) -> list[str]:
+        keys = []
+        for _, text in frames:
+            f = json.loads(text)
+            keys.append((f["character_id"], self._window_ns(f)))
+        return [dumps(p) for p in await self.run(records.pickups_for, self.engine, keys)]
+
+    def _window_ns(self, frame: dict) -> int:
+        return frame["window_end_ns"] - self.step
+
+    async def pick_up(self, msg_id: str, by: str | None) -> dict | None:
+        frame = await self.run(records.pick_up, self.engine, msg_id, self.clock(), by)
+        if frame and "error" not in frame:
+            self.hub.publish(dumps(frame))
+        return frame
+
+    def join(self) -> Client:
+        return self.hub.join()
+
+    # -- start-up ---------------------------------------------------------------------------------
+
+    def _recover(self) -> dict[Key, int]:
+        """Absorb every landing line left unprocessed; windows already over finish at once."""
+        store.ensure_tables(self.engine)
+        self.finished = records.finished_windows(self.engine)
+        self.seen = records.seen_msg_ids(self.engine)
+        self._refresh_references()
+        opened: dict[Key, int] = {}
+        after = 0
+        while True:
+            rows = records.unprocessed(self.engine, after, BATCH_LINES)
+            if not rows:
+                break
+            absorbed = self._absorb(rows, self.clock())
+            opened.update(absorbed.opened)
+            after = rows[-1]["seq"]
+        for key in opened:  # count and list what was quarantined before the restart too
+            self.open[key].lines, self.open[key].quarantined = records.window_lines(self.engine, key)
+        if opened:
+            log.warning("recovered %d open windows from the landing table", len(opened))
+        return opened

@@ -1,0 +1,170 @@
+"""The window buffer: every open (character, 30-second window) in memory.
+
+Per-line work is done as lines arrive: the gates, the tagger, and the three filters of the
+engine (out of world, just answered, closeness), which depend on nothing else in the window.
+A filtered line's verdict row is final when its batch is done, and its share of the seed's
+checks is run then. When the window finishes, only the survivors are ranked (the same
+`judge` over the survivors alone: the filtered lines take no part in the ranking), pick ids
+are settled over the whole window, and the survivors' checks are added. No rule is written
+here: every verdict comes from `rules.live_pick.engine.judge`, every check from `run_checks`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from rules.common import timestamps
+from rules.common.checks import CheckResult
+from rules.common.gates import Normalised, empty_quarantine
+from rules.live_pick import verdicts as V
+from rules.live_pick.checks import run_checks
+from rules.live_pick.config import LivePickConfig
+from rules.live_pick.engine import judge, pick_ids, records
+from rules.live_pick.normalise import normalise
+from rules.live_pick.tagger import with_tags
+from rules.live_pick.tags import GoldTags, TagSource
+
+Key = tuple[str, int]
+
+
+@dataclass
+class References:
+    """The character sheets and viewer state a window is judged against (taken when it opens)."""
+
+    version: tuple
+    raw: dict[str, pd.DataFrame]
+    sheet: pd.DataFrame
+    relation: pd.DataFrame
+
+    @classmethod
+    def of(cls, version: tuple, raw: dict[str, pd.DataFrame], config: LivePickConfig) -> "References":
+        empty = raw["viewer_relation"].iloc[0:0].assign(dataset="live_chat")
+        norm = normalise({"live_chat": empty, **raw}, config)
+        return cls(version, raw, norm.tables["character_sheet"], norm.tables["viewer_relation"])
+
+
+@dataclass
+class Window:
+    key: Key
+    refs: References
+    lines: int = 0
+    """Landing lines of this window so far, quarantined ones included."""
+    filtered: list[dict] = field(default_factory=list)
+    survivors: list[pd.DataFrame] = field(default_factory=list)
+    """Tagged, gated chat rows that passed every filter: ranked when the window finishes."""
+    filtered_chat: list[pd.DataFrame] = field(default_factory=list)
+    checks: list[list[CheckResult]] = field(default_factory=list)
+    quarantined: list[dict] = field(default_factory=list)
+    sent_ns: dict[str, int] = field(default_factory=dict)
+    seq_of: dict[str, int] = field(default_factory=dict)
+    tags_of: dict[str, list | None] = field(default_factory=dict)
+    form: str | None = None
+    """The first accepted line's timestamp form: the window_start is written in it."""
+
+
+@dataclass
+class Prepared:
+    """One batch after the gates and the tagger: accepted chat rows (tagged) and quarantine."""
+
+    chat: pd.DataFrame
+    quarantine: pd.DataFrame
+    sheet: pd.DataFrame
+    relation: pd.DataFrame
+
+
+def prepare(lines: pd.DataFrame, refs: References, config: LivePickConfig, tagger: TagSource) -> Prepared:
+    """Gate raw landing lines (dataset, file, line = landing seq, text) and tag them."""
+    norm = normalise({"live_chat": lines, **refs.raw}, config)
+    q = norm.quarantine
+    q = q[q["dataset"] == "live_chat"].reset_index(drop=True) if len(q) else empty_quarantine()
+    sheet, relation = norm.tables["character_sheet"], norm.tables["viewer_relation"]
+    chat = with_tags(norm.tables["live_chat"], sheet, tagger)
+    step = config.window_seconds * timestamps.NS_PER_SEC
+    sent = chat["sent_at_ns"].astype("int64")
+    chat["window_ns"] = sent - sent % step
+    return Prepared(chat, q, sheet, relation)
+
+
+def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: LivePickConfig) -> list[CheckResult]:
+    """The seed's checks on part of a window: the rows and the (tagged) lines they judge."""
+    norm = Normalised({"live_chat": chat.drop(columns=["window_ns"], errors="ignore"),
+                       "character_sheet": refs.sheet, "viewer_relation": refs.relation}, empty_quarantine())
+    return run_checks(norm, rows, config)
+
+
+def add_lines(window: Window, chat: pd.DataFrame, config: LivePickConfig) -> None:
+    """Judge the window's new lines up to the filters; keep the survivors for the ranking."""
+    if chat.empty:
+        return
+    chat = chat.drop(columns=["window_ns"], errors="ignore")
+    rows = records(judge(chat, window.refs.sheet, window.refs.relation, config, GoldTags()))
+    if window.form is None:
+        window.form = chat["sent_at_form"].iloc[0]
+    window.sent_ns.update(zip(chat["msg_id"], chat["sent_at_ns"].astype("int64")))
+    window.seq_of.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
+    window.tags_of.update(zip(chat["msg_id"], chat["topic_tags"]))
+    filtered = [r for r in rows if r["verdict"] in V.FILTERS]
+    if filtered:
+        ids = {r["msg_id"] for r in filtered}
+        part = chat[chat["msg_id"].isin(ids)]
+        window.filtered += filtered
+        window.filtered_chat.append(part)
+        window.checks.append(check_part(part, filtered, window.refs, config))
+    survivors = chat[~chat["msg_id"].isin({r["msg_id"] for r in filtered})]
+    if len(survivors):
+        window.survivors.append(survivors)
+
+
+@dataclass
+class Finished:
+    rows: list[dict]
+    checks: list[CheckResult]
+    window_start: str
+
+
+def finish(window: Window, config: LivePickConfig) -> Finished:
+    """Rank the survivors, settle pick ids over the window, complete the checks."""
+    ranked: list[dict] = []
+    checks = list(window.checks)
+    if window.survivors:
+        chat = pd.concat(window.survivors, ignore_index=True)
+        ranked = records(judge(chat, window.refs.sheet, window.refs.relation, config, GoldTags()))
+    rows = window.filtered + ranked
+    if rows:  # pick ids depend on every msg_id judged together: here, the window's
+        settled = pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
+        moved = [r["msg_id"] for r, p in zip(window.filtered, settled) if r["pick_id"] != p]
+        for r, p in zip(rows, settled):
+            r["pick_id"] = p
+        if moved:  # filtered rows whose pick id changed: check them again (the earlier results saw the old id)
+            checks = [check_part(pd.concat(window.filtered_chat, ignore_index=True), window.filtered, window.refs, config)]
+    if ranked:
+        checks.append(check_part(pd.concat(window.survivors, ignore_index=True), ranked, window.refs, config))
+    if not checks:
+        checks.append(check_part(_no_lines(window), [], window.refs, config))
+    rows.sort(key=lambda r: (r["rank_in_window"] is None, r["rank_in_window"] or 0, window.sent_ns[r["msg_id"]], r["msg_id"]))
+    start = rows[0]["window_start"] if rows else timestamps.format_ns(window.key[1], window.form or "", config.timezone)
+    return Finished(rows, merge_checks(checks), start)
+
+
+def _no_lines(window: Window) -> pd.DataFrame:
+    cols = ["msg_id", "character_id", "viewer_id", "sent_at", "body", "topic_tags", "donation_amount", "is_question",
+            "note", "sent_at_ns", "sent_at_form", "file", "line", "dataset"]
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("sent_at_ns", "line", "donation_amount") else object) for c in cols})
+
+
+def merge_checks(parts: list[list[CheckResult]]) -> list[CheckResult]:
+    """One result per check over the parts of a window: it passes when every part passed."""
+    out = []
+    for results in zip(*parts):
+        failing = [i for r in results for i in r.failing_ids]
+        detail = "; ".join(r.detail for r in results if not r.passed and r.detail)
+        out.append(CheckResult(results[0].id, results[0].title, all(r.passed for r in results), failing,
+                               detail or results[0].detail))
+    return out
+
+
+def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig) -> list[dict]:
+    """Late lines of one finished window, judged among themselves in a follow-up."""
+    return records(judge(chat.drop(columns=["window_ns"], errors="ignore"), refs.sheet, refs.relation, config, GoldTags()))

@@ -1,0 +1,195 @@
+"""The live console service for real: `verdicts serve` on a free loopback port, driven by
+WebSocket clients (the `websockets` library). Windows whose end has already passed finish as
+soon as their lines are in, so nothing here waits 30 seconds for a window."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from orchestration import domains
+from tests.conftest import SEEDS
+from tests.live.console import Service, as_frames, ingest, key, sample_lines, window_frames, windows
+
+pytestmark = pytest.mark.slow
+TOKEN = "s3cret-token"
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    """One service fed the whole sample (malformed lines included), and everything it said."""
+    tmp = tmp_path_factory.mktemp("console")
+    service = Service(tmp).start()
+    try:
+        lines = sample_lines()
+        frames = as_frames(lines) + ["42", "{\"msg_id\": \"MSG-TRUNCATED\", \"sent_at\": "]
+        told = asyncio.run(ingest(service.ws, frames))
+        expected_windows = len({(r["character_id"], r["window_start"]) for r in batch().rows})
+        got = asyncio.run(windows(service.ws, lambda fs: len(window_frames(fs)) >= expected_windows, after="none/none"))
+        yield service, lines, frames, told, window_frames(got)
+    finally:
+        service.stop()
+
+
+def batch():
+    """What `verdicts judge live_pick --tags model` writes for the sample."""
+    return domains.get("live_pick").judge_dir(SEEDS / "live_pick", tags="model")
+
+
+def test_window_frames_carry_the_batch_judges_verdicts_field_for_field(sample_run):
+    _, _, _, _, frames = sample_run
+    expected = {r["msg_id"]: r for r in batch().rows}
+    streamed = [r for f in frames for r in f["verdicts"]]
+    assert Counter(r["msg_id"] for r in streamed) == Counter(list(expected)), "every judged line once, none missing"
+    for r in streamed:
+        assert r == expected[r["msg_id"]], r["msg_id"]
+    for f in frames:
+        assert {r["window_start"] for r in f["verdicts"]} <= {f["window_start"]}
+        assert [c["passed"] for c in f["checks"]] and all(c["passed"] for c in f["checks"]), f["checks"]
+        assert f["latency_ms"] >= 0 and f["lines"] >= len(f["verdicts"])
+    ends = [(f["window_end_ns"], f["character_id"]) for f in frames]
+    assert ends == sorted(ends), "frames come in window-end order"
+    assert [f["seq"] for f in frames] == sorted(f["seq"] for f in frames)
+
+
+def test_malformed_frames_are_quarantined_as_the_batch_path_does_and_the_socket_survives(sample_run):
+    _, lines, frames, told, _ = sample_run
+    assert told["acked"] == len(frames), "every frame acknowledged: the socket stayed open to the end"
+    expected = batch().quarantine
+    expected = expected[expected["dataset"] == "live_chat"]
+    got = [(q["msg_id"], q["reason_code"]) for q in told["quarantined"]]
+    # the sample's bad lines, plus the two extra frames (a JSON number, a truncated object)
+    assert sorted(got[:-2], key=str) == sorted(zip(expected["id"], expected["reason_code"]), key=str)
+    assert [c for _, c in got[-2:]] == ["schema", "invalid_json"] or [c for _, c in got[-2:]] == ["invalid_json", "schema"] \
+        or {c for _, c in got[-2:]} <= {"schema", "invalid_json"}
+    by_id = dict(zip(expected["id"], expected["reason"]))
+    for q in told["quarantined"][:-2]:
+        # the same reason; a line number names the landing row instead of the file's line
+        assert re.sub(r"line \d+", "line N", q["reason"]) == re.sub(r"line \d+", "line N", by_id[q["msg_id"]])
+
+
+def test_resume_after_a_window_sends_exactly_the_missing_ones(sample_run):
+    service, _, _, _, frames = sample_run
+    cut = 3
+    again = window_frames(asyncio.run(windows(service.ws, lambda fs: any(f["type"] == "resumed" for f in fs),
+                                              after=key(frames[cut - 1]))))
+    assert again == frames[cut:], "the windows after the one named, each exactly as first sent"
+    # the same by a resume message on an open socket
+    both = asyncio.run(windows(service.ws, lambda fs: sum(f["type"] == "resumed" for f in fs) >= 2,
+                               after=key(frames[-1]), send=[{"type": "resume", "after": key(frames[-3])}]))
+    assert window_frames(both) == frames[-2:]
+
+
+def test_a_late_line_never_changes_its_window_and_is_judged_in_a_follow_up(sample_run):
+    service, lines, _, _, frames = sample_run
+    first = next(f for f in frames if f["verdicts"])
+    straggler = json.loads(next(t for t in lines if first["verdicts"][0]["msg_id"] in t))
+    straggler["msg_id"] = "MSG-LATE-0001"
+    straggler["donation_amount"] = 100000
+    told = asyncio.run(ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)]))
+    assert told["acked"] == 1 and not told["quarantined"]
+    seen = asyncio.run(windows(service.ws, lambda fs: any(f["type"] == "resumed" for f in fs), after="x/y"))
+    assert window_frames(seen) == frames, "pushed windows unchanged"
+    req = urllib.request.Request(service.http + "/live/pickup", data=b'{"msg_id": "MSG-LATE-0001"}', method="POST",
+                                 headers={"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req)
+    assert refused.value.code == 404  # a late line is not part of any window's verdicts
+
+
+def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
+    service, _, _, _, frames = sample_run
+    skipped = next(r for f in frames for r in f["verdicts"] if r["verdict"] == "다음 차례로 미룸" or r["verdict"] == "방금 답한 주제")
+
+    async def pick_and_watch():
+        async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
+            assert json.loads(await ws.recv())["type"] == "resumed"
+            req = urllib.request.Request(service.http + "/live/pickup", data=json.dumps({"msg_id": skipped["msg_id"]}).encode(),
+                                         method="POST", headers={"content-type": "application/json"})
+            out = await asyncio.to_thread(lambda: json.loads(urllib.request.urlopen(req).read()))
+            pushed = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            return out, pushed
+
+    out, pushed = asyncio.run(pick_and_watch())
+    assert out["msg_id"] == pushed["msg_id"] == skipped["msg_id"] and pushed["type"] == "pickup"
+    assert out["verdict"] == skipped["verdict"] and out["window_start"] == skipped["window_start"] and out["picked_at_ns"] > 0
+    # a console resuming from before that window gets the pick-up after the windows
+    seen = asyncio.run(windows(service.ws, lambda fs: any(f["type"] == "resumed" for f in fs), after="x/y"))
+    assert [f["msg_id"] for f in seen if f["type"] == "pickup"] == [skipped["msg_id"]]
+
+
+def test_token_origin_and_frame_size_refuse_what_they_should(tmp_path):
+    service = Service(tmp_path, token=TOKEN).start()
+    try:
+        async def attempts():
+            for path, headers in (("/ws/ingest", {}), ("/ws/ingest", {"Authorization": "Bearer wrong"}),
+                                  ("/ws/windows", {}), ("/ws/windows", {"Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"})):
+                with pytest.raises(InvalidStatus) as refused:
+                    async with websockets.connect(service.ws + path, additional_headers=headers):
+                        pass
+                assert refused.value.response.status_code == 403, path
+            # the right token, as a header or a query parameter, and the service's own origin
+            async with websockets.connect(service.ws + f"/ws/windows?token={TOKEN}&after=x/y",
+                                          additional_headers={"Origin": service.http}) as ws:
+                assert json.loads(await ws.recv())["type"] == "resumed"
+            async with websockets.connect(service.ws + "/ws/ingest", additional_headers={"X-Verdicts-Token": TOKEN},
+                                          max_size=None) as ws:
+                await ws.send("x" * (64 * 1024 + 1))
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), 10)
+                assert closed.value.rcvd.code == 1009 and "over the 65536-byte limit" in closed.value.rcvd.reason
+            told = await asyncio.to_thread(lambda: asyncio.run(ingest(service.ws, ["{}"], headers={"Authorization": f"Bearer {TOKEN}"})))
+            assert told["acked"] == 1 and told["quarantined"][0]["reason_code"] == "schema"
+
+        asyncio.run(attempts())
+        for url, status in ((service.http + "/live", 403), (service.http + f"/live?token={TOKEN}", 200)):
+            try:
+                with urllib.request.urlopen(url) as r:
+                    got, csp = r.status, r.headers["content-security-policy"]
+            except urllib.error.HTTPError as e:
+                got, csp = e.code, e.headers["content-security-policy"]
+            assert got == status and "script-src 'self'" in csp
+    finally:
+        service.stop()
+
+
+def test_a_restart_after_kill_9_loses_no_acknowledged_line(tmp_path):
+    """Lines of open windows are acknowledged, the service is killed before any window finishes,
+    and the restarted service finishes them from the landing table; consoles resume with after."""
+    service = Service(tmp_path, window_seconds=4).start()
+    try:
+        sample = [json.loads(t) for t in sample_lines() if t.startswith("{") and '"CH-0007"' in t][:30]
+        now = time.time()
+        window_end = (int(now) // 4 + 2) * 4  # the next window but one: still open when we kill
+        lines = []
+        for i in range(120):
+            line = dict(sample[i % len(sample)])
+            line["msg_id"] = f"MSG-KILL-{i:04d}"
+            sent = window_end - 4 + (i % 4)  # inside that window, written as naive Seoul time (UTC+9)
+            line["sent_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sent + 9 * 3600))
+            lines.append(json.dumps(line, ensure_ascii=False))
+        frames = [as_frames(lines[i:i + 10])[0] for i in range(0, len(lines), 10)]
+        told = asyncio.run(ingest(service.ws, frames))
+        assert told["acked"] == len(frames)
+        assert time.time() < window_end, "the window must still be open when the service dies"
+        service.kill()
+        service.start()
+        got = window_frames(asyncio.run(windows(service.ws, lambda fs: sum(len(f["verdicts"]) for f in window_frames(fs))
+                                                + sum(len(f["quarantined"]) for f in window_frames(fs)) >= len(lines),
+                                                after="x/y", timeout=40)))
+        judged = [r["msg_id"] for f in got for r in f["verdicts"]]
+        quarantined = [q["msg_id"] for f in got for q in f["quarantined"]]
+        assert Counter(judged + quarantined) == Counter(f"MSG-KILL-{i:04d}" for i in range(120))
+        assert len(got) == 1 and got[0]["lines"] == 120 and all(c["passed"] for c in got[0]["checks"])
+        assert "recovered 1 open windows from the landing table" in service.log.read_text()
+    finally:
+        service.stop()
