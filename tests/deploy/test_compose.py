@@ -27,7 +27,7 @@ ENV_EXAMPLE = dict(
 
 
 def test_the_four_services_and_a_one_shot_migration():
-    assert set(SERVICES) == {"postgres", "migrate", "code", "webserver", "daemon"}
+    assert set(SERVICES) == {"postgres", "migrate", "code", "webserver", "daemon", "web"}
     assert SERVICES["postgres"]["image"].startswith("postgres:15")
     assert "pg_isready" in " ".join(SERVICES["postgres"]["healthcheck"]["test"])
 
@@ -44,7 +44,7 @@ def test_start_order_waits_for_health():
 def test_webserver_is_published_on_loopback_only():
     ports = [str(p) for s in SERVICES.values() for p in s.get("ports", [])]
     assert ports and all(p.startswith("127.0.0.1:") for p in ports)
-    assert [n for n, s in SERVICES.items() if s.get("ports")] == ["webserver"]
+    assert [n for n, s in SERVICES.items() if s.get("ports")] == ["webserver", "web"]
 
 
 def test_credentials_come_from_the_env_file_only():
@@ -80,12 +80,12 @@ def test_dockerfile_copies_what_exists():
                 assert (ROOT / src).exists(), src
 
 
-@pytest.mark.parametrize("service", ["migrate", "code", "webserver", "daemon"])
+@pytest.mark.parametrize("service", ["migrate", "code", "webserver", "daemon", "web"])
 def test_each_command_exists_in_the_installed_project(service):
     cmd = SERVICES[service]["command"]
     assert (BIN / cmd[0]).is_file(), cmd[0]
     words = [w for w in cmd[1:] if not w.startswith("-")][:2]
-    sub = words if cmd[0] == "dagster" else words[:1] if cmd[0] == "dagster-daemon" else []
+    sub = words if cmd[0] == "dagster" else words[:1] if cmd[0] in ("dagster-daemon", "verdicts") else []
     out = subprocess.run([str(BIN / cmd[0]), *sub, "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     health = SERVICES[service].get("healthcheck", {}).get("test", [])
@@ -114,3 +114,19 @@ def test_code_server_command_serves_the_code_location_and_passes_its_health_chec
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_live_console_service_shares_the_warehouse_and_requires_its_token():
+    web = SERVICES["web"]
+    cmd = web["command"]
+    assert cmd[:2] == ["verdicts", "serve"] and cmd[cmd.index("--host") + 1] == "0.0.0.0"
+    assert web["ports"] == ["127.0.0.1:${VERDICTS_WEB_PORT:-8765}:" + cmd[cmd.index("--port") + 1]]
+    assert web["environment"]["WAREHOUSE_URL"] == SERVICES["daemon"]["environment"]["WAREHOUSE_URL"]
+    assert str(web["environment"]["VERDICTS_LIVE_TOKEN"]).startswith("${VERDICTS_LIVE_TOKEN:?")
+    assert web["depends_on"]["postgres"]["condition"] == "service_healthy"
+    raw_mount = next(m for m in web["volumes"] if m.endswith(":/data/raw:ro"))
+    host_dir = raw_mount.split(":-", 1)[1].split("}", 1)[0]
+    inside = cmd[cmd.index("--input") + 1].removeprefix("/data/raw/")
+    assert (ROOT / host_dir / inside / "character_sheet.jsonl").is_file()
+    out = subprocess.run([str(BIN / "verdicts"), "serve", "--help"], capture_output=True, text=True, timeout=60)
+    assert all(flag in out.stdout for flag in ("--host", "--port", "--input", "--tags", "--grace-ms"))
