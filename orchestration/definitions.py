@@ -12,6 +12,8 @@ from assets.evaluation import eval_job
 from orchestration import environment
 from orchestration.jobs import evaluation_job, nightly_job
 from orchestration.live.jobs import (
+    live_board,
+    live_matches_batch,
     live_pick_broadcast_close_sensor,
     live_pick_close_broadcast,
     live_pick_window_sensor,
@@ -39,7 +41,8 @@ def resources_for(env: str) -> dict:
 
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
-        assets=[*live_pick.assets, *persona.assets, *retry.assets, *handoff.assets],
+        assets=[*live_pick.assets, *persona.assets, *retry.assets, *handoff.assets, live_board],
+        asset_checks=[live_matches_batch],
         jobs=[nightly_job, evaluation_job, eval_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast],
         sensors=[handoff.lookahead_sensor, live_pick_window_sensor, live_pick_broadcast_close_sensor],
         schedules=[nightly_schedule],

@@ -4,8 +4,12 @@ import hashlib
 import json
 
 from dagster import (
+    AssetCheckEvaluation,
+    AssetCheckResult,
+    AssetCheckSeverity,
     AssetKey,
     AssetMaterialization,
+    AssetSpec,
     Config,
     DefaultSensorStatus,
     MetadataValue,
@@ -13,6 +17,7 @@ from dagster import (
     RunRequest,
     SensorEvaluationContext,
     SkipReason,
+    asset_check,
     in_process_executor,
     job,
     op,
@@ -22,12 +27,19 @@ from dagster import (
 from orchestration.live import clock, store
 from orchestration.live.judge import broadcasts_to_close, close_broadcast, judge_windows
 from orchestration.live.settings import live_settings
+from orchestration.live.verify import comparison_markdown, latest_outcomes, rejudge_windows
 from orchestration.live.view import latest_windows_markdown
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from rules.live_pick.config import load_config
 
 BOARD = AssetKey(["live_pick", "live_board"])
+MATCHES_BATCH = "live_matches_batch"
+live_board = AssetSpec(
+    BOARD, group_name="live_pick", kinds={"python"},
+    description="The live windows (the live service's and the sensor's): picks, the others by reason, each window's "
+                "latency. Materialised by every `live_pick_windows` run.",
+)
 RETRY_AFTER_NS = 300 * 1_000_000_000
 """A requested window still unjudged after this long is requested again (its run failed)."""
 
@@ -44,6 +56,8 @@ def parse_key(key: str) -> tuple[str, int]:
 class WindowsConfig(Config):
     windows: list[str]
     """`character_id|window_start_ns` of every window to judge."""
+    verify: list[str] = []
+    """Windows the live service finished: judged again with the batch path and compared."""
 
 
 @op(out={})
@@ -58,6 +72,11 @@ def judge_closed_windows(context: OpExecutionContext, config: WindowsConfig, war
     context.log.info(f"judged {result['windows']} windows, {result['lines']} lines; late lines recorded: {result['late']}")
     if result.get("checks_failed"):
         context.log.warning(f"seed checks failed on judged windows: {', '.join(result['checks_failed'])}")
+    if config.verify:
+        outcomes = rejudge_windows(engine, [parse_key(k) for k in config.verify], raw_files.domain_dir("live_pick"),
+                                   load_config(), live_settings().tags, context.run_id, clock.now_ns())
+        # reported on the board asset so the UI shows it beside the live windows
+        context.instance.report_runless_asset_event(_matches_evaluation(outcomes))
     yield AssetMaterialization(
         asset_key=BOARD,
         description="Latest live windows: picks on top, the others by reason, each window's latency.",
@@ -72,6 +91,30 @@ def judge_closed_windows(context: OpExecutionContext, config: WindowsConfig, war
             "board": MetadataValue.md(latest_windows_markdown(engine)),
         },
     )
+
+
+def _matches_evaluation(outcomes: list[dict]) -> AssetCheckEvaluation:
+    return AssetCheckEvaluation(asset_key=BOARD, check_name=MATCHES_BATCH, **_matches(outcomes))
+
+
+def _matches(outcomes: list[dict]) -> dict:
+    bad = [o for o in outcomes if not o["matches"]]
+    return {
+        "passed": not bad,
+        "severity": AssetCheckSeverity.WARN,
+        "description": "; ".join(f"{o['character_id']} {o['window_start']}: {', '.join(o['differing'][:10])}" for o in bad)
+                       or f"{len(outcomes)} live windows equal their batch re-judgement",
+        "metadata": {"windows_compared": len(outcomes), "windows_differing": len(bad),
+                     "comparison": MetadataValue.md(comparison_markdown(outcomes))},
+    }
+
+
+@asset_check(asset=BOARD, name=MATCHES_BATCH, blocking=False,
+             description="The live service's streamed verdicts equal the batch path's re-judgement of the same window "
+                         "(the latest 200 re-judged windows); a failure names the window and the differing msg_ids.")
+def live_matches_batch(warehouse: WarehouseResource) -> AssetCheckResult:
+    store.ensure_tables(warehouse.engine)
+    return AssetCheckResult(**_matches(latest_outcomes(warehouse.engine)))
 
 
 class CloseConfig(Config):
@@ -115,9 +158,22 @@ def window_requests(context: SensorEvaluationContext, warehouse: WarehouseResour
     # cursor: window key -> [requested at, attempts]
     requested = json.loads(context.cursor) if context.cursor else {}
     open_keys = {window_key(c, w) for c, w in closed}
-    requested = {k: v for k, v in requested.items() if k in open_keys}  # judged windows drop out
+    requested = {k: v for k, v in requested.items() if k in open_keys or k.startswith("verify|")}  # judged windows drop out
     due = [window_key(c, w) for c, w in closed
            if window_key(c, w) not in requested or now - requested[window_key(c, w)][0] > RETRY_AFTER_NS]
+    # windows the live service finished, to be judged again and compared (asked for once per attempt)
+    verify = [window_key(c, w) for c, w in store.unverified(warehouse.engine)]
+    pending_verify = {"verify|" + k for k in verify}
+    requested = {k: v for k, v in requested.items() if k in open_keys or k in pending_verify}
+    verify_due = [k for k in verify if "verify|" + k not in requested or now - requested["verify|" + k][0] > RETRY_AFTER_NS]
+    if not due and verify_due:
+        for k in verify_due:
+            requested["verify|" + k] = [now, requested.get("verify|" + k, [0, 0])[1] + 1]
+        context.update_cursor(json.dumps(requested))
+        digest = hashlib.sha1("\n".join(verify_due).encode()).hexdigest()[:16]
+        return RunRequest(run_key=f"verify:{digest}:{max(requested['verify|' + k][1] for k in verify_due)}",
+                          run_config={"ops": {"judge_closed_windows": {"config": {"windows": [], "verify": verify_due}}}},
+                          tags={"live_pick/verify": str(len(verify_due))})
     if not due:
         context.update_cursor(json.dumps(requested))
         late = store.unrecorded_late(warehouse.engine)
@@ -126,12 +182,14 @@ def window_requests(context: SensorEvaluationContext, warehouse: WarehouseResour
         return SkipReason(f"{len(closed)} closed windows, all requested" if closed else "no closed window with unjudged lines")
     for k in due:
         requested[k] = [now, requested.get(k, [0, 0])[1] + 1]
+    for k in verify_due:
+        requested["verify|" + k] = [now, requested.get("verify|" + k, [0, 0])[1] + 1]
     context.update_cursor(json.dumps(requested))
     attempt = max(requested[k][1] for k in due)
-    digest = hashlib.sha1("\n".join(due).encode()).hexdigest()[:16]
+    digest = hashlib.sha1("\n".join(due + verify_due).encode()).hexdigest()[:16]
     return RunRequest(
         run_key=f"windows:{digest}:{attempt}",  # the same windows are never requested twice in one attempt
-        run_config={"ops": {"judge_closed_windows": {"config": {"windows": due}}}},
+        run_config={"ops": {"judge_closed_windows": {"config": {"windows": due, "verify": verify_due}}}},
         tags={"live_pick/windows": str(len(due))},
     )
 

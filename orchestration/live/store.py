@@ -14,6 +14,8 @@
   resume cursor), with the seed's checks and the window end → frame sent latency.
 - `live_pick_live_late_verdicts`: the follow-up verdicts of late lines (never the window's own).
 - `live_pick_live_pickups`: skipped lines the operator picked up; answered at broadcast close.
+- `live_pick_live_rejudged`: the Dagster run's batch re-judgement of each window the live
+  service finished: whether the streamed verdicts matched, and the msg_ids that did not.
 
 SQLite runs in WAL mode (readers do not block the writer); PostgreSQL as is.
 """
@@ -125,6 +127,19 @@ late_verdicts = sa.Table(
     sa.Column("character_id", sa.Text, nullable=False),
     sa.Column("window_ns", sa.BigInteger, nullable=False),
     sa.Column("row", JSON, nullable=False),
+)
+LIVE_SERVICE = "live-service"
+"""`run_id` of a window the live service finished (a Dagster run writes its own run id)."""
+rejudged = sa.Table(
+    "live_pick_live_rejudged", metadata,
+    sa.Column("character_id", sa.Text, primary_key=True),
+    sa.Column("window_ns", sa.BigInteger, primary_key=True),
+    sa.Column("window_start", sa.Text, nullable=False),
+    sa.Column("matches", sa.Boolean, nullable=False),
+    sa.Column("differing", JSON, nullable=False),
+    sa.Column("lines", sa.Integer, nullable=False),
+    sa.Column("checked_ns", sa.BigInteger, nullable=False),
+    sa.Column("run_id", sa.Text),
 )
 pickups = sa.Table(
     "live_pick_live_pickups", metadata,
@@ -341,3 +356,12 @@ def viewer_lines(engine: sa.Engine) -> pd.DataFrame:
     rows = [load_json(r) for r in rows]
     return pd.DataFrame({"dataset": "viewer_relation", "file": "live_pick_viewer_state", "line": range(1, len(rows) + 1),
                          "text": [json.dumps(r, ensure_ascii=False) for r in rows]}, columns=["dataset", "file", "line", "text"])
+
+
+def unverified(engine: sa.Engine, limit: int = 200) -> list[tuple[str, int]]:
+    """Windows the live service finished that no Dagster run has re-judged yet, oldest first."""
+    q = (sa.select(windows.c.character_id, windows.c.window_ns).where(windows.c.run_id == LIVE_SERVICE)
+         .where(sa.tuple_(windows.c.character_id, windows.c.window_ns).not_in(sa.select(rejudged.c.character_id, rejudged.c.window_ns)))
+         .order_by(windows.c.window_ns, windows.c.character_id).limit(limit))
+    with engine.connect() as conn:
+        return [(c, int(w)) for c, w in conn.execute(q)]

@@ -193,3 +193,50 @@ def test_a_restart_after_kill_9_loses_no_acknowledged_line(tmp_path):
         assert "recovered 1 open windows from the landing table" in service.log.read_text()
     finally:
         service.stop()
+
+
+def test_the_dagster_run_re_judges_every_streamed_window_and_names_a_difference(sample_run, tmp_path):
+    """The sensor asks for the service's windows, the run re-judges them with the batch path; the
+    check passes, and fails naming the window and msg_id once a stored verdict is altered."""
+    import sqlite3
+
+    import sqlalchemy as sa
+    from dagster import DagsterInstance, RunRequest, build_sensor_context
+
+    from orchestration.live import store
+    from orchestration.live.jobs import MATCHES_BATCH, live_matches_batch, live_pick_window_sensor, live_pick_windows
+    from orchestration.resources.raw_files import RawFilesResource
+    from orchestration.resources.warehouse import WarehouseResource
+
+    service, _, _, _, frames = sample_run
+    copy = tmp_path / "copy.sqlite"
+    with sqlite3.connect(service.tmp / "warehouse.sqlite") as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    warehouse = WarehouseResource(url=f"sqlite:///{copy}")
+    resources = {"warehouse": warehouse, "raw_files": RawFilesResource(root=str(SEEDS))}
+    instance = DagsterInstance.ephemeral()
+
+    def run_sensor_and_job():
+        request = live_pick_window_sensor(build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
+        assert isinstance(request, RunRequest), request
+        assert live_pick_windows.execute_in_process(run_config=request.run_config, resources=resources, instance=instance).success
+        return request.run_config["ops"]["judge_closed_windows"]["config"]["verify"]
+
+    verified = run_sensor_and_job()
+    assert len(verified) == len(frames)
+    with warehouse.engine.connect() as conn:
+        outcomes = conn.execute(sa.select(store.rejudged.c.matches, store.rejudged.c.differing)).all()
+    assert len(outcomes) == len(frames) and all(m for m, _ in outcomes), outcomes
+    assert live_matches_batch(warehouse=warehouse).passed
+
+    victim = next(r for f in frames for r in f["verdicts"] if r["rank_in_window"] == 1)
+    with warehouse.engine.begin() as conn:
+        conn.execute(sa.update(store.verdicts).where(store.verdicts.c.msg_id == victim["msg_id"])
+                     .values(row={**victim, "rank_in_window": 2}))
+        conn.execute(sa.delete(store.rejudged))
+    run_sensor_and_job()
+    result = live_matches_batch(warehouse=warehouse)
+    assert not result.passed and victim["msg_id"] in result.description and victim["window_start"] in result.description
+    evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [next(iter(live_matches_batch.check_keys))])
+    assert evaluation, f"the run reported {MATCHES_BATCH} to the instance"

@@ -76,7 +76,7 @@ def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: 
         latency = (stored_ns - window_end_ns) / 1e6
         conn.execute(store.windows.insert(), {
             "character_id": key[0], "window_ns": key[1], "window_start": window_start, "window_end_ns": window_end_ns,
-            "judged_ns": judged_ns, "stored_ns": stored_ns, "latency_ms": latency, "lines": lines, "run_id": None})
+            "judged_ns": judged_ns, "stored_ns": stored_ns, "latency_ms": latency, "lines": lines, "run_id": store.LIVE_SERVICE})
         push = conn.execute(store.pushes.insert().returning(store.pushes.c.push_seq), {
             "character_id": key[0], "window_ns": key[1], "checks": checks, "quarantined": quarantined,
             "msg_order": [r["msg_id"] for r in rows], "pushed_ms": None}).scalar_one()
