@@ -15,23 +15,35 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 
-def frames_of(texts: list[str]) -> list[str]:
-    """Consecutive JSON objects go as one array frame; any other line as a frame of its own."""
-    out, group = [], []
+FRAME_BYTES = 48 * 1024
+"""Array frames stay under this size, well inside the service's 64 KiB default limit."""
+
+
+def frames_of(texts: list[str], max_bytes: int = FRAME_BYTES) -> list[str]:
+    """Consecutive JSON objects go as array frames of at most `max_bytes`; any other line as a frame of its own."""
+    out, group, size = [], [], 2
+
+    def flush():
+        nonlocal group, size
+        if group:
+            out.append("[" + ",".join(group) + "]")
+        group, size = [], 2
+
     for t in texts:
         try:
             is_object = isinstance(json.loads(t), dict)
         except ValueError:
             is_object = False
-        if is_object:
-            group.append(t)
+        if not is_object:
+            flush()
+            out.append(t)
             continue
-        if group:
-            out.append("[" + ",".join(group) + "]")
-            group = []
-        out.append(t)
-    if group:
-        out.append("[" + ",".join(group) + "]")
+        n = len(t.encode("utf-8")) + 1
+        if group and size + n > max_bytes:
+            flush()
+        group.append(t)
+        size += n
+    flush()
     return out
 
 
@@ -55,21 +67,21 @@ class IngestClient:
         while True:
             try:
                 self.ws = connect(self.url, additional_headers=self.headers, max_size=None, open_timeout=10)
+                with self.lock:
+                    unacked = [t for _, t in self.inflight]
+                    self.inflight.clear()
+                    self.next_no = 0
+                    for t in unacked:  # again, in order, numbered on the new connection
+                        self.next_no += 1
+                        self.inflight.append((self.next_no, t))
+                        self.ws.send(t)
                 break
             except InvalidStatus:
                 raise
-            except OSError:
+            except (OSError, ConnectionClosed):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
-        with self.lock:
-            unacked = [t for _, t in self.inflight]
-            self.inflight.clear()
-            self.next_no = 0
-            for t in unacked:  # again, in order, numbered on the new connection
-                self.next_no += 1
-                self.inflight.append((self.next_no, t))
-                self.ws.send(t)
         threading.Thread(target=self._read, args=(self.ws,), daemon=True).start()
 
     def _read(self, ws) -> None:
@@ -98,10 +110,8 @@ class IngestClient:
                         self.inflight.append((self.next_no, text))
                         self.ws.send(text)
                     break
-                except ConnectionClosed:
+                except ConnectionClosed:  # the frame stays in flight and goes again with the others
                     self.progress("replay: connection lost; reconnecting and sending unacknowledged frames again")
-                    with self.lock:  # the frame stays in flight and goes again with the others
-                        pass
                     self._connect()
                     break
 
