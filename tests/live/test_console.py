@@ -95,8 +95,20 @@ def test_a_late_line_never_changes_its_window_and_is_judged_in_a_follow_up(sampl
     straggler = json.loads(next(t for t in lines if first["verdicts"][0]["msg_id"] in t))
     straggler["msg_id"] = "MSG-LATE-0001"
     straggler["donation_amount"] = 100000
-    told = asyncio.run(ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)]))
+
+    async def send_and_watch():
+        async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
+            assert json.loads(await ws.recv())["type"] == "resumed"
+            told = await ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)])
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if frame["type"] == "late":
+                    return told, frame
+
+    told, late = asyncio.run(send_and_watch())
     assert told["acked"] == 1 and not told["quarantined"]
+    assert late["character_id"] == first["character_id"] and late["window_start"] == first["window_start"]
+    assert [r["msg_id"] for r in late["verdicts"]] == ["MSG-LATE-0001"] and late["lines"] == 1
     seen = asyncio.run(windows(service.ws, lambda fs: any(f["type"] == "resumed" for f in fs), after="x/y"))
     assert window_frames(seen) == frames, "pushed windows unchanged"
     req = urllib.request.Request(service.http + "/live/pickup", data=b'{"msg_id": "MSG-LATE-0001"}', method="POST",
@@ -125,6 +137,27 @@ def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
     # a console resuming from before that window gets the pick-up after the windows
     seen = asyncio.run(windows(service.ws, lambda fs: any(f["type"] == "resumed" for f in fs), after="x/y"))
     assert [f["msg_id"] for f in seen if f["type"] == "pickup"] == [skipped["msg_id"]]
+    # closing the broadcast counts it as answered (on a copy: later tests re-judge with this viewer state)
+    import sqlite3
+
+    import sqlalchemy as sa
+
+    from orchestration.live import store
+    from orchestration.live.judge import close_broadcast
+    from rules.live_pick.config import load_config
+
+    copy = service.tmp / "closed.sqlite"
+    with sqlite3.connect(service.tmp / "warehouse.sqlite") as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    engine = sa.create_engine(f"sqlite:///{copy}")
+    done = close_broadcast(engine, skipped["character_id"], load_config(), time.time_ns)
+    picks = sum(r["verdict"] == "지금 답변할 질문" for f in frames if f["character_id"] == skipped["character_id"] for r in f["verdicts"])
+    assert done["answered"] == picks + 1
+    with engine.connect() as conn:
+        state = store.load_json(conn.execute(sa.select(store.viewer_state.c.row)
+                                             .where(store.viewer_state.c.viewer_id == skipped["viewer_id"])).scalar_one())
+    assert state["last_replied_at"] is not None
+    engine.dispose()
 
 
 def test_token_origin_and_frame_size_refuse_what_they_should(tmp_path):

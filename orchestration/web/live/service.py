@@ -90,6 +90,7 @@ class LiveService:
     # -- life cycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
         self.published = await self.run(records.last_push_seq, self.engine)
@@ -194,12 +195,14 @@ class LiveService:
                 if key in self.open:
                     self.open[key].quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
             out.quarantined += quarantined
+            batch = {}
             for key, part in chat.groupby(["character_id", "window_ns"], sort=False):
                 key = (key[0], int(key[1]))
                 if key in self.finished:
                     out.late.append(self._late(key, part, arrived, now))
                 else:
-                    add_lines(self.open[key], part, self.rules)
+                    batch[key] = part
+            add_lines(batch, self.open, refs_by_id[rid], self.rules)
             shown = chat.tail(CHAT_SHOWN)
             out.chat += [{"msg_id": m, "character_id": c, "viewer_id": v, "sent_at": s, "body": b, "donation_amount": int(d),
                           "window_ns": int(w)} for m, c, v, s, b, d, w in zip(
@@ -236,12 +239,10 @@ class LiveService:
                 for k in keys:
                     del self.deadlines[k]
                 try:
-                    done = await self.run(self._finish, keys)
+                    await self.run(self._finish, keys)  # each window is published as soon as it is stored
                 except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
                     log.exception("finishing windows failed")
-                    continue
-                for frame in done:
-                    self._publish_window(frame)
+                await asyncio.sleep(0)  # let the publications scheduled from the worker run first
                 continue
             nearest = min(self.deadlines.values(), default=now + 50_000_000)
             self._wake.clear()
@@ -252,11 +253,11 @@ class LiveService:
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         frames = []
-        for key in keys:
-            window = self.open.pop(key)
-            self.finished.add(key)
-            judged_ns = self.clock()
-            fin = finish(window, self.rules)
+        judged_ns = self.clock()
+        done = [self.open.pop(key) for key in keys]
+        self.finished.update(keys)
+        for window, fin in zip(done, finish(done, self.rules)):
+            key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step
             stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, window.tags_of,
@@ -265,8 +266,10 @@ class LiveService:
                 log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
                 continue
             push_seq, _ = stored
-            frames.append(records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
-                                               window.quarantined, push_seq, self.rules.timezone))
+            frame = records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
+                                         window.quarantined, push_seq, self.rules.timezone)
+            self.loop.call_soon_threadsafe(self._publish_window, frame)  # out at once, not after its neighbours
+            frames.append(frame)
         return frames
 
     def _publish_window(self, frame: dict) -> None:

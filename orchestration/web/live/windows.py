@@ -94,27 +94,44 @@ def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: L
     return run_checks(norm, rows, config)
 
 
-def add_lines(window: Window, chat: pd.DataFrame, config: LivePickConfig) -> None:
-    """Judge the window's new lines up to the filters; keep the survivors for the ranking."""
-    if chat.empty:
+def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: References, config: LivePickConfig) -> None:
+    """Judge a batch's new lines up to the filters, all windows at once (one engine call, one
+    checks call: their cost is mostly per call); keep each window's survivors for its ranking."""
+    if not batch:
         return
-    chat = chat.drop(columns=["window_ns"], errors="ignore")
-    rows = records(judge(chat, window.refs.sheet, window.refs.relation, config, GoldTags()))
-    if window.form is None:
-        window.form = chat["sent_at_form"].iloc[0]
-    window.sent_ns.update(zip(chat["msg_id"], chat["sent_at_ns"].astype("int64")))
-    window.seq_of.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
-    window.tags_of.update(zip(chat["msg_id"], chat["topic_tags"]))
+    chat = pd.concat(list(batch.values()), ignore_index=True).drop(columns=["window_ns"])
+    key_of = {m: k for k, part in batch.items() for m in part["msg_id"]}
+    rows = records(judge(chat, refs.sheet, refs.relation, config, GoldTags()))
     filtered = [r for r in rows if r["verdict"] in V.FILTERS]
-    if filtered:
-        ids = {r["msg_id"] for r in filtered}
-        part = chat[chat["msg_id"].isin(ids)]
-        window.filtered += filtered
-        window.filtered_chat.append(part)
-        window.checks.append(check_part(part, filtered, window.refs, config))
-    survivors = chat[~chat["msg_id"].isin({r["msg_id"] for r in filtered})]
-    if len(survivors):
-        window.survivors.append(survivors)
+    gone = {r["msg_id"] for r in filtered}
+    results = check_part(chat[chat["msg_id"].isin(gone)], filtered, refs, config) if filtered else None
+    for key, part in batch.items():
+        window = windows[key]
+        part = part.drop(columns=["window_ns"])
+        if window.form is None:
+            window.form = part["sent_at_form"].iloc[0]
+        window.sent_ns.update(zip(part["msg_id"], part["sent_at_ns"].astype("int64")))
+        window.seq_of.update((m, int(s)) for m, s in zip(part["msg_id"], part["line"]))
+        window.tags_of.update(zip(part["msg_id"], part["topic_tags"]))
+        mine = [r for r in filtered if key_of[r["msg_id"]] == key]
+        if mine:
+            window.filtered += mine
+            window.filtered_chat.append(part[part["msg_id"].isin(gone)])
+            window.checks.append(checks_of(results, {r["msg_id"] for r in mine}))
+        survivors = part[~part["msg_id"].isin(gone)]
+        if len(survivors):
+            window.survivors.append(survivors)
+
+
+def checks_of(results: list[CheckResult], ids: set[str]) -> list[CheckResult]:
+    """A window's share of checks run over several windows: its own failing ids. A check that
+    failed without naming any id fails for every window it covered."""
+    out = []
+    for r in results:
+        failing = [i for i in r.failing_ids if i in ids]
+        passed = r.passed or (bool(r.failing_ids) and not failing)
+        out.append(CheckResult(r.id, r.title, passed, failing, r.detail if not passed else ""))
+    return out
 
 
 @dataclass
@@ -124,31 +141,49 @@ class Finished:
     window_start: str
 
 
-def finish(window: Window, config: LivePickConfig) -> Finished:
-    """Rank the survivors, settle pick ids over the window, complete the checks."""
-    ranked: list[dict] = []
-    checks = list(window.checks)
-    if window.survivors:
-        chat = pd.concat(window.survivors, ignore_index=True)
-        ranked = records(judge(chat, window.refs.sheet, window.refs.relation, config, GoldTags()))
-    rows = window.filtered + ranked
-    if rows:  # pick ids depend on every msg_id judged together: here, the window's
-        settled = pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
-        moved = [r["msg_id"] for r, p in zip(window.filtered, settled) if r["pick_id"] != p]
-        for r, p in zip(rows, settled):
-            r["pick_id"] = p
-        if moved:  # filtered rows whose pick id changed: check them again (the earlier results saw the old id)
-            checks = [check_part(pd.concat(window.filtered_chat, ignore_index=True), window.filtered, window.refs, config)]
-    if ranked:
-        checks.append(check_part(pd.concat(window.survivors, ignore_index=True), ranked, window.refs, config))
-    if not checks:
-        checks.append(check_part(_no_lines(window), [], window.refs, config))
-    rows.sort(key=lambda r: (r["rank_in_window"] is None, r["rank_in_window"] or 0, window.sent_ns[r["msg_id"]], r["msg_id"]))
-    start = rows[0]["window_start"] if rows else timestamps.format_ns(window.key[1], window.form or "", config.timezone)
-    return Finished(rows, merge_checks(checks), start)
+def finish(windows: list[Window], config: LivePickConfig) -> list[Finished]:
+    """Rank the survivors of windows finishing together (one engine call and one checks call per
+    set of references), settle pick ids within each window, complete each window's checks."""
+    ranked: dict[Key, list[dict]] = {w.key: [] for w in windows}
+    extra: dict[Key, list[CheckResult]] = {}
+    groups: dict[int, list[Window]] = {}
+    for w in windows:
+        groups.setdefault(id(w.refs), []).append(w)
+    for group in groups.values():
+        refs = group[0].refs
+        with_survivors = [w for w in group if w.survivors]
+        if not with_survivors:
+            continue
+        chat = pd.concat([c for w in with_survivors for c in w.survivors], ignore_index=True)
+        key_of = {m: w.key for w in with_survivors for c in w.survivors for m in c["msg_id"]}
+        rows = records(judge(chat, refs.sheet, refs.relation, config, GoldTags()))
+        results = check_part(chat, rows, refs, config)
+        for r in rows:
+            ranked[key_of[r["msg_id"]]].append(r)
+        for w in with_survivors:
+            extra[w.key] = checks_of(results, {r["msg_id"] for r in ranked[w.key]})
+    out = []
+    for w in windows:
+        rows = w.filtered + ranked[w.key]
+        checks = list(w.checks)
+        if rows:  # pick ids depend on every msg_id judged together: here, the window's
+            settled = pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
+            moved = any(r["pick_id"] != p for r, p in zip(w.filtered, settled))
+            for r, p in zip(rows, settled):
+                r["pick_id"] = p
+            if moved:  # filtered rows whose pick id changed: checked again (the earlier results saw the old id)
+                checks = [check_part(pd.concat(w.filtered_chat, ignore_index=True), w.filtered, w.refs, config)]
+        if w.key in extra:
+            checks.append(extra[w.key])
+        if not checks:
+            checks.append(check_part(_no_lines(), [], w.refs, config))
+        rows.sort(key=lambda r: (r["rank_in_window"] is None, r["rank_in_window"] or 0, w.sent_ns[r["msg_id"]], r["msg_id"]))
+        start = rows[0]["window_start"] if rows else timestamps.format_ns(w.key[1], w.form or "", config.timezone)
+        out.append(Finished(rows, merge_checks(checks), start))
+    return out
 
 
-def _no_lines(window: Window) -> pd.DataFrame:
+def _no_lines() -> pd.DataFrame:
     cols = ["msg_id", "character_id", "viewer_id", "sent_at", "body", "topic_tags", "donation_amount", "is_question",
             "note", "sent_at_ns", "sent_at_form", "file", "line", "dataset"]
     return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("sent_at_ns", "line", "donation_amount") else object) for c in cols})

@@ -1,0 +1,53 @@
+"""The console service's parts on their own: frames split into lines, the replayer's frames
+under the size limit, slow consoles dropped without slowing anyone, checks merged over parts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from orchestration.live.ingest_client import frames_of
+from orchestration.web.live.clients import Hub
+from orchestration.web.live.sockets import split_frame
+from orchestration.web.live.windows import merge_checks
+from rules.common.checks import CheckResult
+
+
+def test_a_frame_is_one_line_per_array_element_and_anything_else_is_one_line():
+    assert split_frame('{"msg_id": "A"}') == ['{"msg_id": "A"}']
+    assert split_frame('[{"msg_id": "A"}, 3, "x"]') == ['{"msg_id": "A"}', "3", '"x"']
+    assert split_frame("not json") == ["not json"]
+    assert split_frame("[]") == []
+
+
+def test_the_replayer_keeps_array_frames_under_the_limit_and_sends_bad_lines_alone():
+    lines = [json.dumps({"msg_id": f"M-{i}", "body": "가" * 200}, ensure_ascii=False) for i in range(400)]
+    frames = frames_of(lines[:200] + ["{broken"] + lines[200:], max_bytes=8 * 1024)
+    assert "{broken" in frames
+    assert all(len(f.encode()) <= 8 * 1024 for f in frames)
+    back = [l for f in frames for l in (split_frame(f) if f != "{broken" else ["{broken"])]
+    assert [json.loads(l)["msg_id"] for l in back if l != "{broken"] == [f"M-{i}" for i in range(400)]
+    assert back.index("{broken") == 200, "order kept"
+
+
+def test_a_console_that_falls_behind_is_dropped_and_publishing_never_waits():
+    async def go():
+        hub = Hub(limit=5)
+        slow, quick = hub.join(), hub.join()
+        for i in range(5):
+            hub.publish(f"frame {i}", i + 1)
+            await quick.queue.get()  # the quick one keeps up
+        hub.publish("frame 5", 6)
+        assert slow.dropped.is_set() and slow not in hub.clients
+        assert not quick.dropped.is_set() and quick in hub.clients
+        assert await quick.queue.get() == (6, "frame 5")
+
+    asyncio.run(go())
+
+
+def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
+    a = [CheckResult("1.x", "x", True), CheckResult("2.y", "y", False, ["M-1"], "M-1: wrong")]
+    b = [CheckResult("1.x", "x", False, ["M-9"], "M-9: wrong"), CheckResult("2.y", "y", True)]
+    merged = merge_checks([a, b])
+    assert [(m.id, m.passed, m.failing_ids) for m in merged] == [("1.x", False, ["M-9"]), ("2.y", False, ["M-1"])]
+    assert merge_checks([a[:1], a[:1]])[0].passed
