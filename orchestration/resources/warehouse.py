@@ -32,7 +32,12 @@ UTC_SUFFIX = "_utc"
 
 
 @lru_cache(maxsize=8)
-def _engine(url: str) -> sa.Engine:
+def _engine(url: str, sqlite_synchronous: str | None = None) -> sa.Engine:
+    """One engine per URL. `sqlite_synchronous` (e.g. NORMAL: in WAL mode a commit is then not
+    flushed on its own, durable across a process crash but not a power cut) is for writers that
+    commit many small transactions, such as the live service."""
+    if sqlite_synchronous not in (None, "OFF", "NORMAL", "FULL", "EXTRA"):
+        raise ValueError(f"sqlite_synchronous {sqlite_synchronous!r}")
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
@@ -42,6 +47,8 @@ def _engine(url: str) -> sa.Engine:
         @sa.event.listens_for(engine, "connect")
         def _wal(dbapi_conn, _):  # readers do not block the writer
             dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            if sqlite_synchronous:
+                dbapi_conn.execute(f"PRAGMA synchronous={sqlite_synchronous}")
 
         return engine
     return sa.create_engine(url, pool_pre_ping=True)

@@ -66,7 +66,9 @@ class LiveService:
     def __init__(self, config: WebConfig, clock=time.time_ns):
         self.config = config
         self.clock = clock
-        self.engine = _engine(config.warehouse_url)
+        # SQLite (the embedded default): commits are not flushed to disk one by one; each stays
+        # durable across a crash of the process (kill -9 included), not across a power cut.
+        self.engine = _engine(config.warehouse_url, sqlite_synchronous="NORMAL")
         self.rules = load_config(str(config.rules_config) if config.rules_config else None)
         self.tagger = tag_source(config.tags)
         self.step = self.rules.window_seconds * timestamps.NS_PER_SEC
