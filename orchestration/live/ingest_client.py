@@ -11,7 +11,7 @@ import threading
 import time
 from collections import deque
 
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import connect
 
 
@@ -76,9 +76,13 @@ class IngestClient:
                         self.inflight.append((self.next_no, t))
                         self.ws.send(t)
                 break
-            except InvalidStatus:
-                raise
-            except (OSError, ConnectionClosed):
+            except InvalidStatus as exc:
+                if exc.response.status_code < 500:
+                    raise  # refused (a wrong token): trying again will not help
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError):  # the service is (re)starting
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)

@@ -38,6 +38,8 @@ log = logging.getLogger("verdicts.live")
 CHAT_SHOWN = 40
 """Lines of each batch shown in the console's flowing chat (the counts cover them all)."""
 BATCH_LINES = 5000
+COALESCE_S = 0.25
+"""Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
 
 
@@ -86,7 +88,6 @@ class LiveService:
         self.deadlines: dict[Key, int] = {}
         self.published = 0
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
-        self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -96,7 +97,7 @@ class LiveService:
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
         self.published = await self.run(records.last_push_seq, self.engine)
-        self._tasks = [asyncio.create_task(self._batcher()), asyncio.create_task(self._closer())]
+        self._tasks = [asyncio.create_task(self._drive())]
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -109,45 +110,84 @@ class LiveService:
 
     # -- ingest ---------------------------------------------------------------------------------
 
-    async def _batcher(self) -> None:
-        while True:
-            items = [await self.inbox.get()]
-            n = len(items[0][2])
-            while not self.inbox.empty() and n < BATCH_LINES:
-                items.append(self.inbox.get_nowait())
-                n += len(items[-1][2])
-            try:
-                texts = [t for _, _, ts in items for t in ts]
-                landed, absorbed = await self.run(self._ingest, texts)
-            except Exception:  # noqa: BLE001 - nothing was acknowledged; the senders keep their frames
-                log.exception("ingest batch failed")
-                for origin, frame_no, _ in items:
-                    origin.outbox.put_nowait({"type": "error", "frame": frame_no, "reason": "not stored; send again"})
-                continue
-            self.counts["received"] += len(texts)
-            seq_origin, i = {}, 0
-            for origin, frame_no, ts in items:
-                for _ in ts:
-                    seq_origin[landed[i]] = (origin, frame_no)
-                    i += 1
-            for q in absorbed.quarantined:
-                origin, frame_no = seq_origin.get(q["seq"], (None, None))
-                if origin is not None:
-                    origin.outbox.put_nowait({"type": "quarantined", "frame": frame_no, "msg_id": q["msg_id"],
-                                              "reason_code": q["reason_code"], "reason": q["reason"]})
-            through: dict[int, tuple[Origin, int]] = {}
+    async def _drive(self) -> None:
+        """One loop decides what the worker does next: frames are gathered for up to COALESCE_S
+        (the per-batch cost of the gates, tagger and engine is mostly per call, so fewer larger
+        batches leave the worker free), and when a window's end + grace comes, what has arrived
+        is absorbed at once and the window finishes right after, never behind a later batch."""
+        pending: list = []
+        started = 0
+        getter = asyncio.ensure_future(self.inbox.get())
+        try:
+            while True:
+                now = self.clock()
+                nearest = min(self.deadlines.values(), default=None)
+                if nearest is not None and nearest <= now:
+                    pending += self._drain(getter)
+                    if getter.done():
+                        getter = asyncio.ensure_future(self.inbox.get())
+                    if pending:
+                        await self._ingest_items(pending)
+                        pending = []
+                    await self._finish_due()
+                    continue
+                lines = sum(len(ts) for _, _, ts in pending)
+                if pending and (lines >= BATCH_LINES or now - started >= COALESCE_S * 1e9):
+                    await self._ingest_items(pending)
+                    pending = []
+                    continue
+                until = [n for n in (nearest, started + int(COALESCE_S * 1e9) if pending else None) if n is not None]
+                timeout = max(0.0, (min(until) - now) / 1e9) if until else None
+                done, _ = await asyncio.wait({getter}, timeout=timeout)
+                if done:
+                    if not pending:
+                        started = self.clock()
+                    pending.append(getter.result())
+                    pending += self._drain(None)
+                    getter = asyncio.ensure_future(self.inbox.get())
+        finally:
+            getter.cancel()
+
+    def _drain(self, getter) -> list:
+        items = []
+        if getter is not None and getter.done():
+            items.append(getter.result())
+        while not self.inbox.empty():
+            items.append(self.inbox.get_nowait())
+        return items
+
+    async def _ingest_items(self, items: list) -> None:
+        try:
+            texts = [t for _, _, ts in items for t in ts]
+            landed, absorbed = await self.run(self._ingest, texts)
+        except Exception:  # noqa: BLE001 - nothing was acknowledged; the senders keep their frames
+            log.exception("ingest batch failed")
             for origin, frame_no, _ in items:
-                through[id(origin)] = (origin, frame_no)
-            for origin, frame_no in through.values():
-                origin.outbox.put_nowait({"type": "ack", "through": frame_no})
-            self.deadlines.update(absorbed.opened)
-            for frame in absorbed.late:
-                self.hub.publish(dumps(frame))
-            if absorbed.chat or absorbed.counts:
-                self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
-                                        "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
-                                                 for k, n in absorbed.counts.items()]}))
-            self._wake.set()
+                origin.outbox.put_nowait({"type": "error", "frame": frame_no, "reason": "not stored; send again"})
+            return
+        self.counts["received"] += len(texts)
+        seq_origin, i = {}, 0
+        for origin, frame_no, ts in items:
+            for _ in ts:
+                seq_origin[landed[i]] = (origin, frame_no)
+                i += 1
+        for q in absorbed.quarantined:
+            origin, frame_no = seq_origin.get(q["seq"], (None, None))
+            if origin is not None:
+                origin.outbox.put_nowait({"type": "quarantined", "frame": frame_no, "msg_id": q["msg_id"],
+                                          "reason_code": q["reason_code"], "reason": q["reason"]})
+        through: dict[int, tuple[Origin, int]] = {}
+        for origin, frame_no, _ in items:
+            through[id(origin)] = (origin, frame_no)
+        for origin, frame_no in through.values():
+            origin.outbox.put_nowait({"type": "ack", "through": frame_no})
+        self.deadlines.update(absorbed.opened)
+        for frame in absorbed.late:
+            self.hub.publish(dumps(frame))
+        if absorbed.chat or absorbed.counts:
+            self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
+                                    "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
+                                             for k, n in absorbed.counts.items()]}))
 
     def _ingest(self, texts: list[str]) -> tuple[list[int], Absorbed]:
         now = self.clock()
@@ -232,26 +272,16 @@ class LiveService:
 
     # -- finishing windows ------------------------------------------------------------------------
 
-    async def _closer(self) -> None:
-        while True:
-            now = self.clock()
-            due = sorted((end, k) for k, end in self.deadlines.items() if end <= now)
-            if due:
-                keys = [k for _, k in due]
-                for k in keys:
-                    del self.deadlines[k]
-                try:
-                    await self.run(self._finish, keys)  # each window is published as soon as it is stored
-                except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
-                    log.exception("finishing windows failed")
-                await asyncio.sleep(0)  # let the publications scheduled from the worker run first
-                continue
-            nearest = min(self.deadlines.values(), default=now + 50_000_000)
-            self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout=max(0.001, min(0.05, (nearest - now) / 1e9)))
-            except asyncio.TimeoutError:
-                pass
+    async def _finish_due(self) -> None:
+        now = self.clock()
+        keys = [k for _, k in sorted((end, k) for k, end in self.deadlines.items() if end <= now)]
+        for k in keys:
+            del self.deadlines[k]
+        try:
+            await self.run(self._finish, keys)  # each window is published as soon as it is stored
+        except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
+            log.exception("finishing windows failed")
+        await asyncio.sleep(0)  # let the publications scheduled from the worker run first
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         frames = []
