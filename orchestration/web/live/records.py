@@ -49,9 +49,11 @@ def store_quarantine(engine: sa.Engine, rows: list[dict]) -> None:
 def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, int], arrived_ns: dict[str, int], now_ns: int) -> None:
     """Late lines: counted in the late table, their follow-up verdicts kept apart from the window's."""
     with engine.begin() as conn:
-        conn.execute(store.late.insert(), [
-            {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1],
-             "arrived_ns": arrived_ns[r["msg_id"]], "judged_ns": now_ns} for r in rows])
+        have = set(conn.execute(sa.select(store.late.c.seq).where(store.late.c.seq.in_(list(seq_of.values())))).scalars())
+        fresh = [{"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1],
+                  "arrived_ns": arrived_ns[r["msg_id"]], "judged_ns": now_ns} for r in rows if seq_of[r["msg_id"]] not in have]
+        if fresh:  # the sensor path may have recorded some of them already
+            conn.execute(store.late.insert(), fresh)
         conn.execute(store.late_verdicts.insert(), [
             {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r}
             for r in rows])

@@ -192,7 +192,12 @@ class LiveService:
     def _ingest(self, texts: list[str]) -> tuple[list[int], Absorbed]:
         now = self.clock()
         rows = store.append_returning(self.engine, texts, now, self.rules.window_seconds, self.rules.timezone)
-        return [r["seq"] for r in rows], self._absorb(rows, now)
+        try:
+            absorbed = self._absorb(rows, now)
+        except Exception:  # noqa: BLE001 - the lines are durable (acknowledged); a restart or the sensor judges them
+            log.exception("absorbing landed lines %s..%s failed", rows[0]["seq"] if rows else None, rows[-1]["seq"] if rows else None)
+            absorbed = Absorbed()
+        return [r["seq"] for r in rows], absorbed
 
     def _absorb(self, rows: list[dict], now: int) -> Absorbed:
         """Gate, tag and filter landed rows; open windows; record quarantine and late lines."""
