@@ -195,12 +195,6 @@ def unprocessed(engine: sa.Engine, after_seq: int = 0, limit: int = 20000) -> li
         return [dict(r._mapping) for r in conn.execute(q)]
 
 
-def viewer_version(engine: sa.Engine) -> tuple:
-    with engine.connect() as conn:
-        return tuple(conn.execute(sa.select(sa.func.count(), sa.func.max(store.viewer_state.c.updated_ns))
-                                  .select_from(store.viewer_state)).one())
-
-
 def window_lines(engine: sa.Engine, key: Key) -> tuple[int, list[dict]]:
     """Landing lines of a window and its quarantined ones (for a window reopened at start-up)."""
     l, q = store.landing, store.quarantine

@@ -30,7 +30,6 @@ from orchestration.web.live.clients import Client, Hub
 from orchestration.web.live.windows import Key, References, Window, add_lines, finish, judge_late, prepare
 from rules.common import timestamps
 from rules.common.gates import DUPLICATE_ID
-from rules.common.jsonl import dataset_path
 from rules.live_pick.config import load_config
 from rules.live_pick.tags import tag_source
 
@@ -266,14 +265,13 @@ class LiveService:
                 "window_start": rows[0]["window_start"] if rows else None, "lines": len(rows), "verdicts": rows}
 
     def _refresh_references(self) -> None:
-        """The sheets and viewer state in force now; new windows are judged against them."""
-        raw_dir = Path(self.config.input_dir)
-        files = tuple(dataset_path(raw_dir, d).stat().st_mtime_ns for d in ("character_sheet", "viewer_relation"))
-        version = (files, records.viewer_version(self.engine))
-        if self.refs is not None and self.refs.version == version:
-            return
-        raw = references(raw_dir, self.engine, self.rules, self.clock())
-        self.refs = References.of((files, records.viewer_version(self.engine)), raw, self.rules)
+        """The sheets and viewer state in force now (whatever `references` reads them from);
+        new windows are judged against them. Unchanged content keeps the same snapshot, so
+        windows opened together are ranked in one engine call."""
+        raw = references(Path(self.config.input_dir), self.engine, self.rules, self.clock())
+        version = tuple(hash(tuple(raw[d]["text"])) for d in ("character_sheet", "viewer_relation"))
+        if self.refs is None or self.refs.version != version:
+            self.refs = References.of(version, raw, self.rules)
 
     # -- finishing windows ------------------------------------------------------------------------
 
