@@ -224,7 +224,7 @@ class LiveService:
         for rid, group in groups.items():
             lines = pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing",
                                   "line": pd.array([g["seq"] for g in group], dtype="int64"), "text": [g["text"] for g in group]})
-            prepared = prepare(lines, refs_by_id[rid], self.rules, self.tagger)
+            prepared = prepare(lines, refs_by_id[rid], self.rules)
             quarantined = records.quarantine_rows(prepared.quarantine, key_of)
             chat = prepared.chat
             repeated = chat["msg_id"].isin(self.seen)
@@ -248,7 +248,7 @@ class LiveService:
                     out.late.append(self._late(key, part, arrived, now))
                 else:
                     batch[key] = part
-            add_lines(batch, self.open, refs_by_id[rid], self.rules)
+            add_lines(batch, self.open, refs_by_id[rid], self.rules, self.tagger)
             shown = chat.tail(CHAT_SHOWN)
             out.chat += [{"msg_id": m, "character_id": c, "viewer_id": v, "sent_at": s, "body": b, "donation_amount": int(d),
                           "window_ns": int(w)} for m, c, v, s, b, d, w in zip(
@@ -258,7 +258,7 @@ class LiveService:
 
     def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int) -> dict:
         refs = self.refs
-        rows = judge_late(chat, refs, self.rules)
+        rows = judge_late(chat, refs, self.rules, self.tagger)
         seq_of = {m: int(s) for m, s in zip(chat["msg_id"], chat["line"])}
         records.store_late(self.engine, key, rows, seq_of, arrived, now)
         return {"type": "late", "character_id": key[0], "window_ns": key[1],
@@ -291,7 +291,7 @@ class LiveService:
         judged_ns = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
-        for window, fin in zip(done, finish(done, self.rules)):
+        for window, fin in zip(done, finish(done, self.rules, self.tagger)):
             key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step

@@ -1,6 +1,6 @@
 """The window buffer: every open (character, 30-second window) in memory.
 
-Per-line work is done as lines arrive: the gates, the tagger, and the three filters of the
+Per-line work is done as lines arrive: the gates, the tagger (inside `judge`), and the three filters of the
 engine (out of world, just answered, closeness), which depend on nothing else in the window.
 A filtered line's verdict row is final when its batch is done, and its share of the seed's
 checks is run then. When the window finishes, only the survivors are ranked (the same
@@ -23,8 +23,7 @@ from rules.live_pick.checks import run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import judge, pick_ids, records
 from rules.live_pick.normalise import normalise
-from rules.live_pick.tagger import with_tags
-from rules.live_pick.tags import GoldTags, TagSource
+from rules.live_pick.tags import Proposal
 
 Key = tuple[str, int]
 
@@ -53,7 +52,9 @@ class Window:
     """Landing lines of this window so far, quarantined ones included."""
     filtered: list[dict] = field(default_factory=list)
     survivors: list[pd.DataFrame] = field(default_factory=list)
-    """Tagged, gated chat rows that passed every filter: ranked when the window finishes."""
+    """Gated chat rows that passed every filter: ranked when the window finishes."""
+    answers: dict[str, Proposal] = field(default_factory=dict)
+    """The tagger's answer for each survivor: given again at the ranking, not asked twice."""
     filtered_chat: list[pd.DataFrame] = field(default_factory=list)
     checks: list[list[CheckResult]] = field(default_factory=list)
     quarantined: list[dict] = field(default_factory=list)
@@ -66,25 +67,35 @@ class Window:
 
 @dataclass
 class Prepared:
-    """One batch after the gates and the tagger: accepted chat rows (tagged) and quarantine."""
+    """One batch after the gates: accepted chat rows (with their window) and quarantine."""
 
     chat: pd.DataFrame
     quarantine: pd.DataFrame
-    sheet: pd.DataFrame
-    relation: pd.DataFrame
 
 
-def prepare(lines: pd.DataFrame, refs: References, config: LivePickConfig, tagger: TagSource) -> Prepared:
-    """Gate raw landing lines (dataset, file, line = landing seq, text) and tag them."""
+def prepare(lines: pd.DataFrame, refs: References, config: LivePickConfig) -> Prepared:
+    """Gate raw landing lines (dataset, file, line = landing seq, text)."""
     norm = normalise({"live_chat": lines, **refs.raw}, config)
     q = norm.quarantine
     q = q[q["dataset"] == "live_chat"].reset_index(drop=True) if len(q) else empty_quarantine()
-    sheet, relation = norm.tables["character_sheet"], norm.tables["viewer_relation"]
-    chat = with_tags(norm.tables["live_chat"], sheet, tagger)
+    chat = norm.tables["live_chat"]
     step = config.window_seconds * timestamps.NS_PER_SEC
     sent = chat["sent_at_ns"].astype("int64")
     chat["window_ns"] = sent - sent % step
-    return Prepared(chat, q, sheet, relation)
+    return Prepared(chat, q)
+
+
+class Remembered:
+    """A tagger's answers already given for these lines, in their order, under the tagger's name."""
+
+    def __init__(self, name: str, proposals: list[Proposal]):
+        self.name = name
+        self.proposals = proposals
+
+    def propose(self, bodies, vocabularies, groups) -> list[Proposal]:
+        if len(bodies) != len(self.proposals):
+            raise ValueError(f"{len(bodies)} lines but {len(self.proposals)} remembered answers")
+        return self.proposals
 
 
 def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: LivePickConfig) -> list[CheckResult]:
@@ -94,14 +105,16 @@ def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: L
     return run_checks(norm, rows, config)
 
 
-def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: References, config: LivePickConfig) -> None:
+def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: References, config: LivePickConfig,
+              tagger) -> None:
     """Judge a batch's new lines up to the filters, all windows at once (one engine call, one
     checks call: their cost is mostly per call); keep each window's survivors for its ranking."""
     if not batch:
         return
     chat = pd.concat(list(batch.values()), ignore_index=True).drop(columns=["window_ns"])
     key_of = {m: k for k, part in batch.items() for m in part["msg_id"]}
-    rows = records(judge(chat, refs.sheet, refs.relation, config, GoldTags()))
+    rows = records(judge(chat, refs.sheet, refs.relation, config, tagger))
+    used = {r["msg_id"]: r["provenance"] for r in rows}
     filtered = [r for r in rows if r["verdict"] in V.FILTERS]
     gone = {r["msg_id"] for r in filtered}
     results = check_part(chat[chat["msg_id"].isin(gone)], filtered, refs, config) if filtered else None
@@ -112,7 +125,7 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
             window.form = part["sent_at_form"].iloc[0]
         window.sent_ns.update(zip(part["msg_id"], part["sent_at_ns"].astype("int64")))
         window.seq_of.update((m, int(s)) for m, s in zip(part["msg_id"], part["line"]))
-        window.tags_of.update(zip(part["msg_id"], part["topic_tags"]))
+        window.tags_of.update((m, used[m]["tags"]) for m in part["msg_id"])  # what the rules used
         mine = [r for r in filtered if key_of[r["msg_id"]] == key]
         if mine:
             window.filtered += mine
@@ -121,6 +134,7 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
         survivors = part[~part["msg_id"].isin(gone)]
         if len(survivors):
             window.survivors.append(survivors)
+            window.answers.update((m, Proposal(used[m]["answer"])) for m in survivors["msg_id"])
 
 
 def checks_of(results: list[CheckResult], ids: set[str]) -> list[CheckResult]:
@@ -141,7 +155,7 @@ class Finished:
     window_start: str
 
 
-def finish(windows: list[Window], config: LivePickConfig) -> list[Finished]:
+def finish(windows: list[Window], config: LivePickConfig, tagger) -> list[Finished]:
     """Rank the survivors of windows finishing together (one engine call and one checks call per
     set of references), settle pick ids within each window, complete each window's checks."""
     ranked: dict[Key, list[dict]] = {w.key: [] for w in windows}
@@ -156,7 +170,9 @@ def finish(windows: list[Window], config: LivePickConfig) -> list[Finished]:
             continue
         chat = pd.concat([c for w in with_survivors for c in w.survivors], ignore_index=True)
         key_of = {m: w.key for w in with_survivors for c in w.survivors for m in c["msg_id"]}
-        rows = records(judge(chat, refs.sheet, refs.relation, config, GoldTags()))
+        answers = {m: a for w in with_survivors for m, a in w.answers.items()}
+        again = Remembered(tagger.name, [answers[m] for m in chat["msg_id"]])
+        rows = records(judge(chat, refs.sheet, refs.relation, config, again))
         results = check_part(chat, rows, refs, config)
         for r in rows:
             ranked[key_of[r["msg_id"]]].append(r)
@@ -200,6 +216,6 @@ def merge_checks(parts: list[list[CheckResult]]) -> list[CheckResult]:
     return out
 
 
-def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig) -> list[dict]:
+def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig, tagger) -> list[dict]:
     """Late lines of one finished window, judged among themselves in a follow-up."""
-    return records(judge(chat.drop(columns=["window_ns"], errors="ignore"), refs.sheet, refs.relation, config, GoldTags()))
+    return records(judge(chat.drop(columns=["window_ns"], errors="ignore"), refs.sheet, refs.relation, config, tagger))
