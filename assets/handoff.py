@@ -16,7 +16,6 @@ from dagster import (
     AutomationConditionSensorDefinition,
     DefaultSensorStatus,
     define_asset_job,
-    in_process_executor,
 )
 
 from assets.common.chain import DayWindow, build_assets, seed_checks
@@ -67,7 +66,6 @@ JUDGED = AssetSelection.assets(CHAIN.key("verdicts"), CHAIN.key("agreement_repor
 judge_job = define_asset_job(
     "handoff_judge",
     selection=JUDGED,
-    executor_def=in_process_executor,
     description="handoff verdicts and report for days whose next day is in (backfills, re-runs).",
 )
 

@@ -13,6 +13,7 @@
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
     verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml]
+    verdicts worker [--name NAME] [--concurrency N] [--pool prefork|solo]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
 Dagster is imported only by `demo`, so the file commands start fast.
@@ -139,6 +140,14 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
     sv.add_argument("--config", type=Path, help="live_pick rules configuration (default: rules/live_pick/config.yaml)")
     sv.set_defaults(func=cmd_serve)
+
+    w = sub.add_parser("worker", help="a Celery worker that runs Dagster steps (VERDICTS_EXECUTOR=celery)")
+    w.add_argument("--name", default="verdicts", help="worker name; the host name is appended (default: verdicts)")
+    w.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="steps at once (default: the cores)")
+    w.add_argument("--pool", choices=("prefork", "solo"), default="prefork",
+                   help="prefork: one child process per slot; solo: steps run in this process, one at a time")
+    w.add_argument("--loglevel", default="INFO")
+    w.set_defaults(func=cmd_worker)
 
     g = sub.add_parser("generate", help="write deterministic synthetic input, with 3 malformed rows per dataset")
     g.add_argument("domain", choices=domains.ALL_DOMAINS)
@@ -462,6 +471,24 @@ def cmd_serve(args) -> int:
     config = WebConfig(**settings)
     uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio")
     return EXIT_OK
+
+
+def worker_command(name: str, concurrency: int, pool: str, loglevel: str = "INFO") -> list[str]:
+    """The Celery worker command line: the queue and broker come from the environment."""
+    from orchestration.execution import celery_settings
+
+    return [
+        sys.executable, "-m", "celery", "-A", "orchestration.celery_worker", "worker",
+        "-Q", celery_settings().queue, "-n", f"{name}@%h", "--pool", pool, "--concurrency", str(concurrency),
+        # One step at a time per slot: a step is seconds to minutes, so prefetching only hoards.
+        "--prefetch-multiplier=1", "--loglevel", loglevel, "--without-mingle", "--without-gossip",
+    ]
+
+
+def cmd_worker(args) -> int:
+    cmd = worker_command(args.name, args.concurrency, args.pool, args.loglevel)
+    sys.stdout.flush()
+    os.execv(cmd[0], cmd)  # the worker takes this process's place (and PID)
 
 
 def cmd_generate(args) -> int:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 
-from dagster import Definitions, EnvVar, in_process_executor
+from dagster import Definitions, EnvVar
 
 from assets import handoff, live_pick, persona, retry
 from assets.common.resources import ReportsResource
 from assets.evaluation import eval_job
 from orchestration import environment
+from orchestration.execution import batch_executor
 from orchestration.jobs import evaluation_job, nightly_job
 from orchestration.live.jobs import (
     live_board,
@@ -47,8 +48,10 @@ def build_definitions(env: str | None = None) -> Definitions:
         sensors=[handoff.lookahead_sensor, live_pick_window_sensor, live_pick_broadcast_close_sensor],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),
-        # Runs launched from the UI and backfills too: one process per run, not per step.
-        executor=in_process_executor,
+        # The daily jobs and every run launched from the UI (backfills too): in the run's own
+        # process by default, on Celery workers with VERDICTS_EXECUTOR=celery. The live jobs and
+        # the eval job keep their own in-process executor.
+        executor=batch_executor(),
     )
 
 

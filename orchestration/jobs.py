@@ -1,6 +1,6 @@
 """Jobs: what the schedule, the demo and the UI run."""
 
-from dagster import AssetSelection, define_asset_job, in_process_executor
+from dagster import AssetSelection, define_asset_job
 
 from assets.common.partitions import DAILY
 from assets.handoff import JUDGED as HANDOFF_JUDGED
@@ -9,21 +9,19 @@ DAILY_DOMAINS = ("live_pick", "persona", "retry", "handoff")
 CROSS_DAY = AssetSelection.assets(["persona", "prompt_comparison"], ["persona", "review_queue"])
 """Assets that read every judged day, so they sit outside the daily job."""
 
-# One process per run: a fresh process per step costs seconds each and buys nothing for
-# steps this size (daily partitions are the unit of scale-out, not steps).
+# No executor here: the code location's (orchestration.execution.batch_executor) decides,
+# in-process by default, Celery workers for a team that has outgrown one machine.
 nightly_job = define_asset_job(
     "nightly",
     # handoff's verdicts wait for the next day's data: their partitions end a day earlier and a
     # sensor judges each day once its look-ahead has landed.
     selection=AssetSelection.groups(*DAILY_DOMAINS) - CROSS_DAY - HANDOFF_JUDGED,
     partitions_def=DAILY,
-    executor_def=in_process_executor,
     description="Every domain's daily chain for one day: raw → normalised + quarantine → verdicts → report.",
 )
 
 evaluation_job = define_asset_job(
     "evaluation",
     selection=CROSS_DAY,
-    executor_def=in_process_executor,
     description="Across every judged day: the persona prompt-version comparison and review queue.",
 )

@@ -15,11 +15,17 @@ PG_ADMIN_URL = os.environ.get("VERDICTS_TEST_PG_URL", "postgresql+psycopg2://pos
 
 
 @pytest.fixture
-def postgres_url():
+def postgres_url(make_postgres_url):
     """A throw-away PostgreSQL database, dropped afterwards.
 
     In CI (CI set) an unreachable server fails the test; elsewhere it skips with the reason.
     """
+    return make_postgres_url()
+
+
+@pytest.fixture
+def make_postgres_url():
+    """Call it for each throw-away PostgreSQL database a test needs; all are dropped afterwards."""
     import sqlalchemy as sa
 
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
@@ -32,16 +38,22 @@ def postgres_url():
         if os.environ.get("CI"):
             pytest.fail(message + " (CI must have it)")
         pytest.skip(message)
-    name = f"verdicts_test_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    names: list[str] = []
+
+    def make() -> str:
+        name = f"verdicts_test_{uuid.uuid4().hex[:12]}"
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+        names.append(name)
+        return PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
     try:
-        yield url
+        yield make
     finally:
         from orchestration.resources.warehouse import _engine
 
         _engine.cache_clear()
         with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            for name in names:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()

@@ -24,6 +24,7 @@ from dagster import (
     sensor,
 )
 
+from orchestration.execution import LIVE_RUN_TAGS
 from orchestration.live import clock, store
 from orchestration.live.judge import broadcasts_to_close, close_broadcast, judge_windows
 from orchestration.live.settings import live_settings
@@ -129,12 +130,12 @@ def close_broadcasts(context: OpExecutionContext, config: CloseConfig, warehouse
         context.log.info(f"{character}: {done['answered']} answered lines written back")
 
 
-@job(executor_def=in_process_executor, description="Judge closed 30-second live_pick windows from the landing table.")
+@job(executor_def=in_process_executor, tags=LIVE_RUN_TAGS, description="Judge closed 30-second live_pick windows from the landing table.")
 def live_pick_windows():
     judge_closed_windows()
 
 
-@job(executor_def=in_process_executor, description="Write a closed broadcast's answered lines back to the viewer relations.")
+@job(executor_def=in_process_executor, tags=LIVE_RUN_TAGS, description="Write a closed broadcast's answered lines back to the viewer relations.")
 def live_pick_close_broadcast():
     close_broadcasts()
 

@@ -3,7 +3,10 @@
 SQLite by default (no server); PostgreSQL when `WAREHOUSE_URL` says so
 (`postgresql+psycopg://…` or `postgresql+psycopg2://…`). Tables carry a `partition_key`
 column; writing a partition deletes and inserts inside one transaction, so a re-run never
-duplicates rows and a write that fails half-way leaves the previous rows in place.
+duplicates rows and a write that fails half-way (or whose process is killed) leaves the
+previous rows in place. On PostgreSQL, writers of the same partition from several processes
+or hosts take turns (an advisory lock per table and partition), so concurrent writes leave
+exactly the rows of the last one, as a serial run would.
 
 Types are chosen per column: integers, booleans, floats, timestamps with time zone (a
 `<field>_utc` column beside each event time, whose text keeps the input's form), JSONB for
@@ -135,6 +138,12 @@ class WarehouseResource(ConfigurableResource):
                 ) if len(out) else pd.Series(dtype="datetime64[ns, UTC]")
         out.insert(0, PARTITION_COLUMN, partition_key)
         with self.engine.begin() as conn:
+            if self.is_postgres:
+                # Writers of the same partition queue here until the first commits. Without it,
+                # two concurrent writers' DELETEs each miss the other's uncommitted INSERT and
+                # both sets of rows stay. Other partitions of the table are not held up.
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:t), hashtext(:p))"),
+                             {"t": table, "p": partition_key})
             target = self._ensure_table(conn, table, out, json_columns, index_columns, kinds)
             conn.execute(sa.delete(target).where(target.c[PARTITION_COLUMN] == partition_key))
             if len(out):
@@ -150,6 +159,12 @@ class WarehouseResource(ConfigurableResource):
         return None if stamp is None else stamp.ns
 
     def _ensure_table(self, conn, table: str, frame: pd.DataFrame, json_columns, index_columns, kinds) -> sa.Table:
+        if self.is_postgres and not self._has_columns(conn, table, frame.columns):
+            # Creating the table or adding a column: one writer at a time (two CREATE TABLEs of
+            # the same name collide), each looking again once it holds the lock. It is always
+            # taken after the partition's lock and before touching the table, so no two writers
+            # wait on each other in opposite order.
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:t))"), {"t": table})
         metadata = sa.MetaData()
         inspector = sa.inspect(conn)
         if inspector.has_table(table):
@@ -166,6 +181,11 @@ class WarehouseResource(ConfigurableResource):
                 sa.Index(f"ix_{table}_{col}", target.c[col])
         metadata.create_all(conn)
         return target
+
+    @staticmethod
+    def _has_columns(conn, table: str, columns) -> bool:
+        inspector = sa.inspect(conn)
+        return inspector.has_table(table) and set(columns) <= {c["name"] for c in inspector.get_columns(table)}
 
     def _copy(self, conn, table: str, frame: pd.DataFrame) -> None:
         buf = io.StringIO()
