@@ -14,7 +14,9 @@ COPY evals ./evals
 COPY seeds ./seeds
 # Editable so that paths relative to the project (sample data, configuration) resolve here;
 # the versions are requirements.lock's, as on every other machine.
-RUN pip install --no-cache-dir -c requirements.lock -e . && mkdir -p "$DAGSTER_HOME" /data/raw /data/reports
+# EXTRAS=k8s for the Kubernetes run pods (deploy/kubernetes/values.yaml).
+ARG EXTRAS=""
+RUN pip install --no-cache-dir -c requirements.lock -e ".${EXTRAS:+[$EXTRAS]}" && mkdir -p "$DAGSTER_HOME" /data/raw /data/reports
 
 COPY dagster.yaml "$DAGSTER_HOME/dagster.yaml"
 COPY deploy/workspace.yaml /opt/dagster/workspace.yaml

@@ -57,3 +57,25 @@ def make_postgres_url():
             for name in names:
                 conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture
+def broker_url():
+    """The Celery broker (RabbitMQ on loopback, or VERDICTS_CELERY_BROKER).
+
+    In CI (CI set) an unreachable broker fails the test; elsewhere it skips with the reason.
+    """
+    from kombu import Connection
+
+    from orchestration.execution import celery_settings
+
+    url = celery_settings().broker
+    try:
+        with Connection(url, connect_timeout=5) as conn:
+            conn.ensure_connection(max_retries=1)
+    except Exception as exc:  # noqa: BLE001 - any connection failure means the same here
+        message = f"Celery broker not reachable at {url.rsplit('@', 1)[-1]}: {exc.__class__.__name__}"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI must have it)")
+        pytest.skip(message)
+    return url

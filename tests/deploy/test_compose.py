@@ -1,6 +1,7 @@
 """docker-compose.yml, read and checked piece by piece (there is no Docker engine here):
-services, health dependencies, loopback-only publishing, credentials from .env, and every
-command it runs exists in the installed project and starts."""
+services, health dependencies, loopback-only publishing, credentials from .env, the broker
+and the scalable Celery workers, the daemon's run queue, and every command it runs exists in
+the installed project and starts (the code server and a worker for real)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,15 @@ ENV_EXAMPLE = dict(
 )
 
 
-def test_the_four_services_and_a_one_shot_migration():
-    assert set(SERVICES) == {"postgres", "migrate", "code", "webserver", "daemon", "web"}
+DAGSTER_SERVICES = ("migrate", "code", "webserver", "daemon", "worker", "web")
+
+
+def test_the_services_and_a_one_shot_migration():
+    assert set(SERVICES) == {"postgres", "rabbitmq", "migrate", "code", "webserver", "daemon", "worker", "web"}
     assert SERVICES["postgres"]["image"].startswith("postgres:15")
     assert "pg_isready" in " ".join(SERVICES["postgres"]["healthcheck"]["test"])
+    assert SERVICES["rabbitmq"]["image"].startswith("rabbitmq:")
+    assert SERVICES["rabbitmq"]["healthcheck"]["test"][:2] == ["CMD", "rabbitmq-diagnostics"]
 
 
 def test_start_order_waits_for_health():
@@ -39,6 +45,41 @@ def test_start_order_waits_for_health():
         assert deps["code"]["condition"] == "service_healthy"
         assert deps["migrate"]["condition"] == "service_completed_successfully"
     assert SERVICES["code"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for name in ("code", "worker"):  # runs start in the code server and send steps to the broker
+        assert SERVICES[name]["depends_on"]["rabbitmq"]["condition"] == "service_healthy"
+    assert SERVICES["worker"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_workers_scale_and_every_dagster_process_sends_steps_to_them():
+    worker = SERVICES["worker"]
+    # `--scale worker=N` needs a service with no fixed name and no published port.
+    assert "container_name" not in worker and not worker.get("ports")
+    assert worker["command"][:2] == ["verdicts", "worker"]
+    for name in DAGSTER_SERVICES:
+        env = SERVICES[name]["environment"]
+        assert env["VERDICTS_EXECUTOR"].startswith("${VERDICTS_EXECUTOR:-celery}")
+        assert env["VERDICTS_CELERY_BROKER"].startswith("pyamqp://") and "@rabbitmq:5672/" in env["VERDICTS_CELERY_BROKER"]
+    assert ENV_EXAMPLE["VERDICTS_EXECUTOR"] == "celery"
+
+
+def test_the_daemon_queues_runs_and_a_backfill_leaves_room_for_the_live_windows():
+    config = yaml.safe_load((ROOT / "dagster.yaml").read_text(encoding="utf-8"))
+    coordinator = config["run_coordinator"]
+    assert coordinator["class"] == "QueuedRunCoordinator"
+    assert coordinator["config"]["max_concurrent_runs"] == {"env": "DAGSTER_MAX_CONCURRENT_RUNS"}
+    backfill = [t for t in coordinator["config"]["tag_concurrency_limits"] if t["key"] == "dagster/backfill"]
+    assert len(backfill) == 1 and "value" not in backfill[0]  # across every backfill together
+    assert backfill[0]["limit"] < int(ENV_EXAMPLE["DAGSTER_MAX_CONCURRENT_RUNS"])
+    assert config["run_retries"]["enabled"] is True
+
+    from orchestration.definitions import defs
+    from orchestration.execution import LIVE_RUN_TAGS
+
+    for name in ("live_pick_windows", "live_pick_close_broadcast"):
+        job = defs.resolve_job_def(name)
+        assert {k: job.tags.get(k) for k in LIVE_RUN_TAGS} == LIVE_RUN_TAGS
+        assert job.executor_def.name == "in_process"  # live runs never wait for a worker
+    assert int(LIVE_RUN_TAGS["dagster/priority"]) > 0
 
 
 def test_webserver_is_published_on_loopback_only():
@@ -60,7 +101,7 @@ def test_credentials_come_from_the_env_file_only():
 
 def test_instance_config_gets_every_variable_it_reads():
     needed = set(re.findall(r"\{env: ([A-Z_]+)\}", (ROOT / "dagster.yaml").read_text(encoding="utf-8")))
-    for name in ("migrate", "code", "webserver", "daemon"):
+    for name in DAGSTER_SERVICES:
         assert needed <= set(SERVICES[name]["environment"]), (name, needed - set(SERVICES[name]["environment"]))
         mounts = SERVICES[name]["volumes"]
         assert any(m.startswith("./dagster.yaml:/opt/dagster/home/dagster.yaml") for m in mounts)
@@ -80,7 +121,7 @@ def test_dockerfile_copies_what_exists():
                 assert (ROOT / src).exists(), src
 
 
-@pytest.mark.parametrize("service", ["migrate", "code", "webserver", "daemon", "web"])
+@pytest.mark.parametrize("service", DAGSTER_SERVICES)
 def test_each_command_exists_in_the_installed_project(service):
     cmd = SERVICES[service]["command"]
     assert (BIN / cmd[0]).is_file(), cmd[0]
@@ -130,3 +171,32 @@ def test_the_live_console_service_shares_the_warehouse_and_requires_its_token():
     assert (ROOT / host_dir / inside / "character_sheet.jsonl").is_file()
     out = subprocess.run([str(BIN / "verdicts"), "serve", "--help"], capture_output=True, text=True, timeout=60)
     assert all(flag in out.stdout for flag in ("--host", "--port", "--input", "--tags", "--grace-ms"))
+
+
+@pytest.mark.slow
+def test_worker_command_connects_to_the_broker_and_stops_by_its_pid(broker_url, tmp_path):
+    import uuid
+
+    from kombu import Connection
+
+    queue = f"verdicts-test-{uuid.uuid4().hex[:10]}"
+    cmd = SERVICES["worker"]["command"]
+    env = {**os.environ, "VERDICTS_CELERY_BROKER": broker_url, "VERDICTS_CELERY_QUEUE": queue,
+           "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path)}
+    log = tmp_path / "worker.log"
+    with log.open("w") as out:
+        worker = subprocess.Popen([str(BIN / cmd[0]), *cmd[1:], "--concurrency", "1"], cwd=ROOT, env=env,
+                                  stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline and " ready." not in log.read_text() and worker.poll() is None:
+            time.sleep(0.5)
+        text = log.read_text()
+        assert " ready." in text, text[-3000:]
+        assert queue in text and "execute_plan" in text  # listens on its queue, knows the step task
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+        with Connection(broker_url, connect_timeout=5) as conn:
+            conn.default_channel.queue_delete(queue)
+    assert worker.returncode is not None

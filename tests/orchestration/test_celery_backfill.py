@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
-from orchestration.execution import celery_settings
 from orchestration.instance import TEAM_CONFIG
 from tests.conftest import ROOT
 
@@ -27,23 +26,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 DAYS = ["2026-09-08", "2026-09-21", "2026-10-04", "2026-10-05"]
 """Sample days of live_pick, retry, persona and handoff (the other domains' chains run empty)."""
 MAX_RUNS = 2
-
-
-@pytest.fixture
-def broker_url():
-    """The Celery broker (RabbitMQ on loopback); in CI an unreachable broker fails the test."""
-    from kombu import Connection
-
-    url = celery_settings().broker
-    try:
-        with Connection(url, connect_timeout=5) as conn:
-            conn.ensure_connection(max_retries=1)
-    except Exception as exc:  # noqa: BLE001 - any connection failure means the same here
-        message = f"Celery broker not reachable at {url.split('@')[-1]}: {exc.__class__.__name__}"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI must have it)")
-        pytest.skip(message)
-    return url
 
 
 def _pg_env(url: str) -> dict[str, str]:
