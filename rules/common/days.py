@@ -22,7 +22,7 @@ def line_days(raw: pd.DataFrame, time_field: str, tz: str) -> pd.Series:
     for text in raw["text"]:
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
         stamp = timestamps.parse(obj.get(time_field), tz) if isinstance(obj, dict) else None
         days.append(timestamps.local_day(stamp.ns, tz).isoformat() if stamp else None)

@@ -14,26 +14,36 @@ from typing import Callable
 
 import pandas as pd
 
-from rules.common.jsonl import lenient_get, parse_line
+from rules.common import timestamps
+from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
+                                lenient_get, read_object)
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
-# Reason codes shared by every domain; domains add their own.
-INVALID_JSON = "invalid_json"
+# Reason codes shared by every domain; domains add their own. The line-level ones
+# (INVALID_JSON, NOT_UTF8, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE) come from `jsonl`.
 SCHEMA = "schema"
 MISSING_ID = "missing_id"
 DUPLICATE_ID = "duplicate_id"
-BAD_TIMESTAMP = "bad_timestamp"
+BAD_TIMESTAMP = timestamps.BAD
+TIMESTAMP_RANGE = timestamps.OUT_OF_RANGE
+LINE_CODES = (NOT_UTF8, INVALID_JSON, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE)
+
+
+def _padding(ch: str) -> bool:
+    """Unicode whitespace, or a format character (zero-width space and joiners, BOM, bidi marks)."""
+    return ch.isspace() or unicodedata.category(ch) in ("Zs", "Cf")
 
 
 def trim(value: object) -> object:
-    """Trim Unicode whitespace (ids and codes compare after this, case-sensitively)."""
+    """Trim Unicode whitespace and format characters from both ends (ids and codes compare after
+    this, case-sensitively): "CH-001\u200b" and "\ufeffCH-001" are the id "CH-001"."""
     if not isinstance(value, str):
         return value
     start, end = 0, len(value)
-    while start < end and (value[start].isspace() or unicodedata.category(value[start]) == "Zs"):
+    while start < end and _padding(value[start]):
         start += 1
-    while end > start and (value[end - 1].isspace() or unicodedata.category(value[end - 1]) == "Zs"):
+    while end > start and _padding(value[end - 1]):
         end -= 1
     return value[start:end]
 
@@ -46,13 +56,19 @@ class Screen:
         self.id_field = id_field
         self._rejected: list[pd.DataFrame] = []
         self.raw_count = len(raw)
-        parsed = [parse_line(text) for text in raw["text"]]
         base = raw[["file", "line", "text"]].reset_index(drop=True)
-        base["_obj"] = [obj for obj, _ in parsed]
-        bad = base["_obj"].isna()
-        reasons = pd.Series([why for _, why in parsed], index=base.index)
-        self._reject_frame(base[bad], INVALID_JSON, reasons[bad])
-        self.rows = base[~bad].reset_index(drop=True)
+        undecoded = (raw[NOT_UTF8].reset_index(drop=True) if NOT_UTF8 in raw.columns
+                     else pd.Series(None, index=base.index, dtype=object))
+        undecoded = undecoded.where(undecoded.notna() & undecoded.astype(bool), None)
+        parsed = [(None, NOT_UTF8, f"not UTF-8 text ({why})") if why else read_object(text)
+                  for text, why in zip(base["text"], undecoded)]
+        base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
+        codes = pd.Series([code for _, code, _ in parsed], index=base.index, dtype=object)
+        reasons = pd.Series([why for _, _, why in parsed], index=base.index, dtype=object)
+        for code in LINE_CODES:
+            hit = codes.eq(code)
+            self._reject_frame(base[hit], code, reasons[hit])
+        self.rows = base[codes.isna()].reset_index(drop=True)
 
     # -- gates -------------------------------------------------------------------------
 
@@ -79,6 +95,23 @@ class Screen:
         first_line = self.rows.drop_duplicates(col).set_index(col)["line"]
         reasons = self.rows.loc[dup, col].map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
         self.reject(dup, DUPLICATE_ID, reasons)
+
+    def stamps(self, col: str, tz: str, nullable: bool = False, note: pd.Series | None = None) -> pd.Series:
+        """Read a time column with the one timestamp parser; reject what it refuses (`bad_timestamp`, or
+        `timestamp_out_of_range`), the reason naming the column and value and ending with `note` when given.
+        Returns the Stamps of the rows kept (None for a null value when `nullable`)."""
+        values = self.rows[col]
+        read = [(None, None) if nullable and v is None else timestamps.read(v, tz) for v in values]
+        found = pd.Series([stamp for stamp, _ in read], index=values.index, dtype=object)
+        for code in (BAD_TIMESTAMP, TIMESTAMP_RANGE):
+            hit = pd.Series([p is not None and p[0] == code for _, p in read], index=values.index)
+            if hit.any():
+                why = pd.Series([f"{col} {_quoted(v)} {p[1]}" if h else None for v, (_, p), h in zip(values, read, hit)],
+                                index=values.index, dtype=object)
+                if note is not None:
+                    why = why + note.reindex(values.index).fillna("")
+                self.reject(hit, code, why[hit])
+        return found[self.rows.index]
 
     def reject(self, mask: pd.Series, code: str, reason: str | pd.Series) -> None:
         """Move the rows where mask is true to quarantine."""
@@ -133,6 +166,10 @@ class Screen:
         )
 
 
+def _quoted(value: object) -> str:
+    return f"'{value}'" if isinstance(value, str) else "missing" if value is None else repr(value)
+
+
 def int_or_none(series: pd.Series) -> pd.Series:
     """Python ints with None for missing values (pandas would turn the mix into floats)."""
     return pd.Series([None if v is None or v is pd.NA or v != v else int(v) for v in series], index=series.index, dtype=object)
@@ -160,7 +197,7 @@ def _id_of(field: str):
     def get(obj):
         if isinstance(obj, dict):
             v = trim(obj.get(field))
-            return v if isinstance(v, str) and v else None
+            return v if isinstance(v, str) and v and encodable(v) else None
         return None
 
     return get

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Iterable
 
 import pandas as pd
 
+from rules.common.atomic import atomic_open
 from schemas import required_columns
 
-RAW_COLUMNS = ["dataset", "file", "line", "text"]
+RAW_COLUMNS = ["dataset", "file", "line", "text", "not_utf8"]
+"""`not_utf8`: why the line's bytes are not UTF-8 (its `text` then shows them escaped), else None."""
 
 
 class DatasetError(Exception):
@@ -25,31 +28,136 @@ class DatasetError(Exception):
         super().__init__(f"{dataset}: {where}: {message}")
 
 
+INVALID_JSON = "invalid_json"
+NOT_UTF8 = "not_utf8"
+NON_FINITE = "non_finite_number"
+INTEGER_RANGE = "integer_out_of_range"
+LONE_SURROGATE = "lone_surrogate"
+"""Reason codes of a line that is not a bounded JSON object (see `read_object`)."""
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+class _Unbounded(Exception):
+    """A number literal the gates do not let through (raised from inside the JSON parser)."""
+
+
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+def _int64(literal: str) -> int:
+    if len(literal) - literal.startswith("-") > 19:  # also spares int() its 4300-digit limit
+        raise _Unbounded
+    value = int(literal)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise _Unbounded
+    return value
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):  # 1e400 is a finite literal that parses to infinity
+        raise _Unbounded
+    return value
+
+
+def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
+    """(object, None, None) for a line that is a bounded JSON object, else (None, reason code, why).
+
+    Bounded: every integer within int64, every number finite once parsed, every string and key
+    encodable as UTF-8 (a lone surrogate escape such as "\\ud800" is not). The reason names the field.
+    """
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_int64, parse_float=_finite)
+    except _Unbounded:
+        return None, *_unbounded(text)
+    except ValueError as exc:
+        return None, INVALID_JSON, f"not JSON: {exc}"
+    except RecursionError:
+        return None, INVALID_JSON, "not JSON: nested too deeply"
+    if not isinstance(obj, dict):
+        return None, INVALID_JSON, f"a JSON {type(obj).__name__}, not an object"
+    if "\\u" in text:  # a surrogate can only come from an escape: the line itself is UTF-8
+        found = _find(obj, lambda v: isinstance(v, str) and not encodable(v))
+        if found is not None:
+            where = found[0]
+            return None, LONE_SURROGATE, f"{where}: holds a lone surrogate escape, which is not text that can be written as UTF-8"
+    return obj, None, None
+
+
+class _Mark:
+    def __init__(self, code: str, literal: str):
+        self.code, self.literal = code, literal
+
+
+def _unbounded(text: str) -> tuple[str, str]:
+    """Which field holds the unbounded number, read again with markers in place of the numbers."""
+    def as_int(s):
+        try:
+            return _int64(s)
+        except _Unbounded:
+            return _Mark(INTEGER_RANGE, s)
+
+    def as_float(s):
+        try:
+            return _finite(s)
+        except _Unbounded:
+            return _Mark(NON_FINITE, s)
+
+    obj = json.loads(text, parse_constant=_reject_constant, parse_int=as_int, parse_float=as_float)
+    where, mark = _find(obj, lambda v: isinstance(v, _Mark))
+    literal = mark.literal if len(mark.literal) <= 40 else f"{mark.literal[:20]}…({len(mark.literal)} characters)"
+    if mark.code == INTEGER_RANGE:
+        return INTEGER_RANGE, f"{where}: {literal} is outside the 64-bit integer range"
+    return NON_FINITE, f"{where}: {literal} is not a finite number once read"
+
+
+def encodable(text: str) -> bool:
+    """Whether text can be written as UTF-8 (a lone surrogate cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _find(value, bad, path: str = ""):
+    """(dotted path, value) of the first value or key where `bad` holds, the path written as the schema
+    check names fields (keys that are not UTF-8 escaped); None when there is none."""
+    if bad(value):
+        return path or "(row)", value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        here = f"{path}.{_printable(key)}" if path else _printable(key)
+        if isinstance(key, str) and bad(key):
+            return here, key
+        found = _find(item, bad, here)
+        if found is not None:
+            return found
+    return None
+
+
+def _printable(key) -> str:
+    return str(key).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def parse_object(text: str) -> dict | None:
-    """A line as a JSON object; None for anything else (NaN and Infinity are not JSON)."""
-    return parse_line(text)[0]
+    """A line as a bounded JSON object; None for anything else (NaN and Infinity are not JSON)."""
+    return read_object(text)[0]
 
 
 def parse_line(text: str) -> tuple[dict | None, str | None]:
-    """(object, None) for a JSON object line, else (None, why not)."""
-    try:
-        obj = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        return None, f"not JSON: {exc}"
-    if not isinstance(obj, dict):
-        return None, f"a JSON {type(obj).__name__}, not an object"
-    return obj, None
+    """(object, None) for a bounded JSON object line, else (None, why not)."""
+    obj, _, why = read_object(text)
+    return obj, why
 
 
 def lenient_get(text: str, field: str):
     """A field of a line that is not strict JSON (for naming the row in quarantine)."""
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return obj.get(field) if isinstance(obj, dict) else None
 
@@ -61,28 +169,44 @@ def dataset_path(input_dir: str | Path, dataset: str) -> Path:
 def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd.DataFrame:
     """Every non-blank line of a JSON Lines file, untouched, with its 1-based line number.
 
-    Raises DatasetError when the file is missing or not UTF-8, or when a required column
-    appears in none of its JSON objects (a wrong file rather than a few bad rows).
+    Lines are decoded one by one: a line that is not UTF-8 keeps its place, with its bytes
+    shown escaped in `text` and `not_utf8` set, for the gates to quarantine; the rest of the
+    file is read. Raises DatasetError when the path is missing, a directory or unreadable, or
+    when a required column appears in none of its JSON objects (a wrong file rather than a few
+    bad rows).
     """
     path = Path(path)
     name = str(path)
-    if not path.is_file():
+    if path.is_dir():
+        raise DatasetError(dataset, name, "is a directory, not a JSON Lines file")
+    if not path.exists():
         raise DatasetError(dataset, name, "file not found")
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(dataset, name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        with path.open("rb") as fh:
+            data = fh.read()
     except OSError as exc:
-        raise DatasetError(dataset, name, f"cannot be read ({exc.strerror})") from exc
+        raise DatasetError(dataset, name, f"cannot be read ({exc.strerror or exc})") from exc
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    numbers, texts, broken = [], [], []
     # Only \n ends a JSON line: str.splitlines would also break at U+2028 and U+0085,
     # which may sit unescaped inside a JSON string.
-    lines = [(i, t.removesuffix("\r")) for i, t in enumerate(text.split("\n"), start=1) if t.strip()]
+    for i, chunk in enumerate(data.split(b"\n"), start=1):
+        try:
+            text, bad = chunk.decode("utf-8"), False
+        except UnicodeDecodeError as exc:
+            text, bad = chunk.decode("utf-8", "backslashreplace"), f"{exc.reason} at byte {exc.start}"
+        text = text.removesuffix("\r")
+        if text.strip():
+            numbers.append(i)
+            texts.append(text)
+            broken.append(bad or None)
     raw = pd.DataFrame(
         {
             "dataset": dataset,
             "file": name,
-            "line": pd.array([i for i, _ in lines], dtype="int64"),
-            "text": [t for _, t in lines],
+            "line": pd.array(numbers, dtype="int64"),
+            "text": pd.Series(texts, dtype=object),
+            NOT_UTF8: pd.Series(broken, dtype=object),
         },
         columns=RAW_COLUMNS,
     )
@@ -103,7 +227,7 @@ def _require_columns(raw: pd.DataFrame, dataset: str, name: str, required: tuple
     for text in raw["text"]:
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             objects += 1
@@ -117,22 +241,29 @@ def _require_columns(raw: pd.DataFrame, dataset: str, name: str, required: tuple
 
 
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
-    """Write rows as UTF-8 JSON Lines (Korean kept readable); returns the count."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write rows as UTF-8 JSON Lines (Korean kept readable), atomically; returns the count.
+
+    Strict JSON only: a non-finite number or text that is not UTF-8 fails the write and leaves
+    any previous file at `path` untouched.
+    """
     n = 0
-    with path.open("w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
             n += 1
     return n
 
 
 def read_jsonl_objects(path: str | Path) -> list[dict | None]:
-    """Objects of a JSON Lines file in order; None for a line that is not a JSON object."""
+    """Objects of a JSON Lines file in order; None for a line that is not a bounded JSON object or not UTF-8."""
     out: list[dict | None] = []
-    with Path(path).open(encoding="utf-8-sig") as fh:
-        for line in fh:
-            if line.strip():
-                out.append(parse_object(line))
+    data = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf")
+    for chunk in data.split(b"\n"):
+        try:
+            line = chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            out.append(None)
+            continue
+        if line.strip():
+            out.append(parse_object(line))
     return out

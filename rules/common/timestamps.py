@@ -7,6 +7,7 @@ naive input gives a naive output.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
@@ -31,29 +32,70 @@ class Stamp:
     """"" for naive input, "Z", or an offset such as "+09:00"."""
 
 
+EARLIEST = datetime(1830, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2110, 1, 1, tzinfo=timezone.utc)
+"""Instants the gates let through: [EARLIEST, LATEST). Both lie within ±2**62 ns of the epoch, so
+the difference of any two of them, and every window or look-ahead added to one, fits in int64."""
+
+BAD = "bad_timestamp"
+OUT_OF_RANGE = "timestamp_out_of_range"
+"""Reason codes of `problem`."""
+
+_FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
+_OFFSET_SECONDS = re.compile(r"[+-]\d\d:?\d\d:?\d\d(?:[.,]\d+)?$")
+
+
 def parse(text: object, tz: str) -> Stamp | None:
-    """Parse an ISO-8601 string; None when it is not one."""
+    """Parse an ISO-8601 string; None when it is not one or lies outside [EARLIEST, LATEST)."""
+    stamp, _ = read(text, tz)
+    return stamp
+
+
+def problem(text: object, tz: str) -> tuple[str, str] | None:
+    """(reason code, why) when `text` is not a timestamp the gates let through; None when it is."""
+    return read(text, tz)[1]
+
+
+def read(text: object, tz: str) -> tuple[Stamp | None, tuple[str, str] | None]:
+    """(Stamp, None) for a timestamp the gates let through, else (None, (reason code, why))."""
     if not isinstance(text, str):
-        return None
+        return None, (BAD, "is not a string")
     s = text.strip()
     if len(s) < 10:
-        return None
+        return None, (BAD, "is not ISO-8601")
     if s.endswith("z"):
         s = s[:-1] + "Z"  # RFC 3339 allows either case; fromisoformat only the upper
+    if _OFFSET_SECONDS.search(s) and ("T" in s or " " in s):
+        return None, (BAD, "has a UTC offset with seconds, which ISO-8601 does not write")
+    # fromisoformat keeps microseconds; nanoseconds are taken from the digits themselves.
+    fraction = _FRACTION.search(s)
+    extra_ns = 0
+    if fraction:
+        digits = fraction.group(1)
+        if len(digits) > 9:
+            return None, (BAD, "has more than nine fraction digits (finer than a nanosecond)")
+        extra_ns = int(digits.ljust(9, "0"))
+        s = s[: fraction.start()] + s[fraction.end():]
     try:
         dt = datetime.fromisoformat(s)
     except ValueError:
-        return None
+        return None, (BAD, "is not ISO-8601")
     if dt.tzinfo is None:
         form = ""
         dt = dt.replace(tzinfo=zone(tz))
-    elif s.endswith(("Z", "z")):
+    elif s.endswith("Z"):
         form = "Z"
     else:
         form = _offset_text(dt.utcoffset())
+    try:
+        in_range = EARLIEST <= dt < LATEST
+    except OverflowError:  # a wall time at the edge of datetime's range, shifted by its offset
+        in_range = False
+    if not in_range:
+        return None, (OUT_OF_RANGE, f"is outside {EARLIEST:%Y-%m-%d}..{LATEST:%Y-%m-%d} (UTC), the instants the rules represent")
     delta = dt - _EPOCH
-    ns = (delta.days * 86_400 + delta.seconds) * NS_PER_SEC + delta.microseconds * 1_000
-    return Stamp(ns=ns, form=form)
+    ns = (delta.days * 86_400 + delta.seconds) * NS_PER_SEC + extra_ns
+    return Stamp(ns=ns, form=form), None
 
 
 def _offset_text(offset: timedelta | None) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
-from rules.common.gates import BAD_TIMESTAMP, Screen, gathered, int_or_none, trim
+from rules.common.gates import Screen, gathered, int_or_none, trim
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
 from schemas import columns, row_checker
@@ -118,10 +118,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
     m = msg_s.rows
     m["room_id"] = m["room_id"].map(trim)
     m["sent_at"] = m["sent_at"].map(trim)
-    stamps = m["sent_at"].map(lambda v: timestamps.parse(v, tz))
-    bad = stamps.isna()
-    msg_s.reject(bad, BAD_TIMESTAMP, m.loc[bad].apply(
-        lambda row: f"sent_at '{row['sent_at']}' is not ISO-8601: room '{row['room_id']}' is held", axis=1) if bad.any() else "")
+    stamps = msg_s.stamps("sent_at", tz, note=m["room_id"].map(lambda r: f": room '{r}' is held"))
     m = msg_s.rows
     m["sent_at_ns"] = pd.array([s.ns for s in stamps[m.index]], dtype="int64")
 

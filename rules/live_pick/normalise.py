@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
-from rules.common.gates import BAD_TIMESTAMP, Screen, gathered, screen, trim
+from rules.common.gates import Screen, gathered, screen, trim
 from rules.live_pick.config import LivePickConfig
 from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS
@@ -59,11 +59,8 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
     rel = rel_s.rows
     rel["answered_topics"] = rel["answered_topics"].map(_trim_list)
     rel["last_replied_at"] = rel["last_replied_at"].map(trim)
-    stamps = rel["last_replied_at"].map(lambda v: None if v is None else timestamps.parse(v, tz))
-    bad = rel["last_replied_at"].notna() & stamps.isna()
-    rel_s.reject(bad, BAD_TIMESTAMP, rel.loc[bad, "last_replied_at"].map(lambda v: f"last_replied_at '{v}' is not ISO-8601"))
+    stamps = rel_s.stamps("last_replied_at", tz, nullable=True)
     rel = rel_s.rows
-    stamps = stamps[rel.index]
     rel["last_replied_ns"] = pd.array([s.ns if s else None for s in stamps], dtype="Int64")
 
     chat_s = _screen(raw, "live_chat")
@@ -72,9 +69,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
         chat[col] = chat[col].map(trim)
     chat["topic_tags"] = chat["topic_tags"].map(lambda v: None if v is None else _trim_list(v))
     chat["sent_at"] = chat["sent_at"].map(trim)
-    stamps = chat["sent_at"].map(lambda v: timestamps.parse(v, tz))
-    bad = stamps.isna()
-    chat_s.reject(bad, BAD_TIMESTAMP, chat.loc[bad, "sent_at"].map(lambda v: f"sent_at '{v}' is not ISO-8601"))
+    stamps = chat_s.stamps("sent_at", tz)
     chat = chat_s.rows
     chat["sent_at_ns"] = pd.array([s.ns for s in stamps[chat.index]], dtype="int64")
     chat["sent_at_form"] = [s.form for s in stamps[chat.index]]

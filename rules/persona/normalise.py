@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
-from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim
+from rules.common.gates import DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim
 from rules.persona.config import PersonaConfig
 from schemas import columns, row_checker
 from schemas.persona import DOMAIN, INPUT_DATASETS
@@ -42,9 +42,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised
 
     turn_s = _screen(raw, "turns")
     t = turn_s.rows
-    stamps = t["created_at"].map(lambda v: timestamps.parse(v, config.timezone))
-    bad = stamps.isna()
-    turn_s.reject(bad, BAD_TIMESTAMP, t.loc[bad, "created_at"].map(lambda v: f"created_at '{v}' is not ISO-8601"))
+    stamps = turn_s.stamps("created_at", config.timezone)
     t = turn_s.rows
     t["created_at_ns"] = pd.array([s.ns for s in stamps[t.index]], dtype="int64")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
-from rules.common.gates import BAD_TIMESTAMP, Normalised, Screen, gathered, screen, trim
+from rules.common.gates import Normalised, Screen, gathered, screen, trim
 from rules.retry import text
 from rules.retry.config import RetryConfig
 from schemas import columns, row_checker
@@ -56,10 +56,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     blank = ev["session_id"].eq("")
     ev_s.reject(blank, MISSING_SESSION, "session_id is empty")
 
-    ev = ev_s.rows
-    stamps = ev["sent_at"].map(lambda v: timestamps.parse(v, config.timezone))
-    bad = stamps.isna()
-    ev_s.reject(bad, BAD_TIMESTAMP, ev.loc[bad, "sent_at"].map(lambda v: f"sent_at '{v}' is not ISO-8601"))
+    ev_s.stamps("sent_at", config.timezone)
 
     ev = ev_s.rows
     key = ev["surface_key_raw"].map(surface_key)

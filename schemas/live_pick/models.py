@@ -43,7 +43,7 @@ class LiveChat(_Row):
     sent_at: StrictStr
     body: StrictStr
     topic_tags: list[StrictStr] | None = None
-    donation_amount: Annotated[JsonInt, Field(ge=0)]
+    donation_amount: Annotated[JsonInt, Field(ge=0, le=2**53 - 1)]
     is_question: StrictBool
     note: StrictStr | None = None
 
