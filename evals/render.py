@@ -23,6 +23,7 @@ def _ratio_cells(m) -> tuple[str, str]:
 
 def render_markdown(report: Report) -> str:
     out = [f"# {md_cell(report.title)}", "", f"범위: `{md_cell(report.scope)}`", ""]
+    out += [f"> ⚠️ **데이터 품질 실패** {md_cell(w)}" for w in report.warnings] + ([""] if report.warnings else [])
     if report.honesty:
         out += ["**정직하게 밝혀 둘 점**", ""] + [f"- {md_cell(h)}" for h in report.honesty] + [""]
 
@@ -119,6 +120,7 @@ def render_html(report: Report) -> str:
     e = lambda v: html.escape("" if v is None else str(v))  # noqa: E731
     parts = [f"<!doctype html><html lang='ko'><head><meta charset='utf-8'><title>{e(report.title)}</title>",
              f"<style>{_CSS}</style></head><body>", f"<h1>{e(report.title)}</h1><p>범위: <code>{e(report.scope)}</code></p>"]
+    parts += [f"<p class='fail' role='alert'>데이터 품질 실패: {e(w)}</p>" for w in report.warnings]
     if report.honesty:
         parts.append("<h2>정직하게 밝혀 둘 점</h2><ul>" + "".join(f"<li>{e(h)}</li>" for h in report.honesty) + "</ul>")
     parts.append("<h2>지표</h2><table><tr><th>지표</th><th>값 (분자 / 분모)</th><th>95% Wilson 구간</th><th>기준</th><th>판정</th><th>근거 · 한계</th></tr>")

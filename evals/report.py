@@ -17,6 +17,7 @@ import pandas as pd
 from evals.check_titles import in_korean
 from evals.stats import Ratio, cohens_kappa, confusion_matrix, label_order, per_label_precision_recall
 from rules.common.checks import CheckResult
+from rules.common.gates import empty_references
 
 MET = "기준 충족"
 NOT_MET = "기준 미달"
@@ -200,6 +201,8 @@ class Report:
     """(heading, Markdown body) appended to the report, e.g. a prompt-version comparison."""
     honesty: list[str] = field(default_factory=list)
     has_golden: bool = True
+    warnings: list[str] = field(default_factory=list)
+    """Data-quality failures a reader must see first (e.g. a reference table with no valid row)."""
 
     @property
     def confusion(self) -> pd.DataFrame:
@@ -246,6 +249,7 @@ class Report:
             "golden_not_judged": self.golden_not_judged,
             "excluded": self.excluded,
             "honesty": self.honesty,
+            "warnings": self.warnings,
         }
 
 
@@ -266,8 +270,14 @@ def golden_report(
         quarantine=quarantine,
         reconciliation=reconciliation,
         honesty=honesty,
+        warnings=[reference_warning(name, reconciliation[name]) for name in empty_references(domain, reconciliation)],
         **fields,
     )
+
+
+def reference_warning(name: str, counts: dict) -> str:
+    return (f"기준 표 {name} 에 유효한 행이 없습니다 (원본 {counts['raw']}줄, 격리 {counts['quarantined']}줄). "
+            f"이 표에서 찾는 값은 모두 없는 것으로 판정되므로, 그에 기대는 판정은 믿을 수 없습니다.")
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

@@ -204,7 +204,15 @@ def cmd_judge(args) -> int:
         why = ", ".join(f"{k} {v}" for k, v in sorted(c["reasons"].items()))
         print(f"  tags: {args.tags} · summaries: {args.summary}, {c['kept']} model sentences kept, "
               f"{c['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
+    _warn_empty_references(args.domain, judged.reconciliation)
     return EXIT_OK
+
+
+def _warn_empty_references(domain: str, reconciliation: dict) -> None:
+    from rules.common.gates import empty_reference_warning, empty_references
+
+    for name in empty_references(domain, reconciliation):
+        print(f"verdicts: warning: {empty_reference_warning(name, reconciliation[name])}", file=sys.stderr)
 
 
 def _quarantine_rows(frame) -> list[dict]:
@@ -240,7 +248,8 @@ def cmd_validate(args) -> int:
 
     domain = _domain(args.domain)
     rows = _read_verdicts(args.verdicts)
-    results, _ = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
+    results, judged = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
+    _warn_empty_references(args.domain, judged.reconciliation)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], ensure_ascii=False, indent=2))
     else:

@@ -55,6 +55,13 @@ def column_kinds(domain: str, name: str) -> dict[str, str]:
     return out
 
 
+def is_reference(domain: str, name: str) -> bool:
+    """Whether a dataset is a reference table (`x-reference` in its schema): rows the rules look up
+    (profiles, sheets, catalogs, phrases, …) rather than events they judge. One with no valid row
+    is a data-quality failure, never a table that was meant to be empty."""
+    return bool(load_schema(domain, name).get("x-reference"))
+
+
 def required_columns(domain: str, name: str) -> tuple[str, ...]:
     return tuple(load_schema(domain, name).get("required", ()))
 

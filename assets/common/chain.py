@@ -43,10 +43,10 @@ from orchestration.environment import SAMPLE_DIR
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from rules.common.checks import CheckResult
-from rules.common.gates import QUARANTINE_COLUMNS, Normalised, reconcile
-from schemas import column_kinds
+from rules.common.gates import QUARANTINE_COLUMNS, Normalised, empty_reference_warning, empty_references, reconcile
+from schemas import column_kinds, is_reference
 
-RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text"}
+RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text", "not_utf8": "text"}
 """Columns every raw and quarantine table has."""
 
 
@@ -165,6 +165,7 @@ def _raw_asset(c: DomainChain, dataset: str) -> AssetsDefinition:
 
 def _normalise_asset(c: DomainChain) -> AssetsDefinition:
     raw_keys = [c.key(f"raw_{x}") for x in c.datasets]
+    references = [d for d in c.datasets if is_reference(c.domain, d)]
 
     @multi_asset(
         name=f"{c.domain}_normalise",
@@ -179,6 +180,8 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
                              description="raw rows = normalised rows + quarantined rows for this dataset and day") for d in c.datasets],
             *[AssetCheckSpec("expectations", asset=c.key(d), blocking=True,
                              description="Great Expectations suite on the normalised table") for d in c.datasets],
+            *[AssetCheckSpec("has_valid_rows", asset=c.key(d), blocking=True,
+                             description=f"the reference table {d} has at least one valid row for the day") for d in references],
         ],
         partitions_def=DAILY,
     )
@@ -229,6 +232,13 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
                 metadata={"raw": r["raw"], "normalised": r["normalised"], "quarantined": r["quarantined"]},
                 description=f"{r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined",
             )
+            if d in references:
+                empty = d in empty_references(c.domain, {d: r})
+                yield AssetCheckResult(
+                    asset_key=c.key(d), check_name="has_valid_rows", passed=not empty,
+                    metadata={"normalised": r["normalised"], "raw": r["raw"]},
+                    description=empty_reference_warning(d, r) if empty else f"{r['normalised']} valid rows",
+                )
             outcomes = suites[d]
             yield AssetCheckResult(
                 asset_key=c.key(d), check_name="expectations", passed=all(o.success for o in outcomes),

@@ -15,6 +15,7 @@ from typing import Callable
 import pandas as pd
 
 from rules.common import timestamps
+from schemas import is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
                                 lenient_get, read_object)
 
@@ -215,6 +216,17 @@ def reconcile(raw_counts: dict[str, int], normalised: dict[str, pd.DataFrame], q
         n, k = len(normalised.get(name, ())), int(q.get(name, 0))
         out[name] = {"raw": int(raw), "normalised": n, "quarantined": k, "reconciles": raw == n + k}
     return out
+
+
+def empty_references(domain: str, reconciliation: dict) -> list[str]:
+    """The reference datasets (see `schemas.is_reference`) left with no valid row, in input order."""
+    return [name for name, r in reconciliation.items() if is_reference(domain, name) and r["normalised"] == 0]
+
+
+def empty_reference_warning(name: str, counts: dict) -> str:
+    """One sentence for people: which reference table is empty, and what that does to the verdicts."""
+    return (f"{name} has no valid rows ({counts['raw']} raw, {counts['quarantined']} quarantined): "
+            f"every look-up in it finds nothing, so verdicts that depend on it are not meaningful")
 
 
 @dataclass

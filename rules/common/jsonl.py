@@ -170,10 +170,10 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     """Every non-blank line of a JSON Lines file, untouched, with its 1-based line number.
 
     Lines are decoded one by one: a line that is not UTF-8 keeps its place, with its bytes
-    shown escaped in `text` and `not_utf8` set, for the gates to quarantine; the rest of the
-    file is read. Raises DatasetError when the path is missing, a directory or unreadable, or
-    when a required column appears in none of its JSON objects (a wrong file rather than a few
-    bad rows).
+    shown escaped in `text` and `not_utf8` saying why, for the gates to quarantine; the rest of
+    the file is read. Raises DatasetError when the path is missing, a directory or unreadable,
+    when no line is UTF-8, or when a required column appears in none of its JSON objects (a
+    wrong file rather than a few bad rows).
     """
     path = Path(path)
     name = str(path)
@@ -200,6 +200,8 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
             numbers.append(i)
             texts.append(text)
             broken.append(bad or None)
+    if broken and all(broken):  # another encoding altogether, not a few damaged lines
+        raise DatasetError(dataset, name, f"not UTF-8 text ({broken[0]} on line {numbers[0]})")
     raw = pd.DataFrame(
         {
             "dataset": dataset,

@@ -15,6 +15,7 @@ from dagster import AssetKey, Definitions
 
 from assets import retry
 from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
+from tests.conftest import SEEDS
 
 DAY1, DAY2 = "2026-09-21", "2026-09-22"
 DAY2_EVENTS = {"EV-1701", "EV-1702"}
@@ -113,3 +114,18 @@ def test_the_same_assets_run_on_postgresql(tmp_path, postgres_url):
     assert res["warehouse"].count_partition("retry_verdicts", DAY1) == 39
     rows = retry.CHAIN.records(res["warehouse"].read_partition("retry_verdicts", DAY1, ("evidence",)))
     assert {r["event_id"]: r["verdict"] for r in rows} == {k: e["verdict"] for k, e in _expected(DAY1).items()}
+
+
+def test_a_reference_table_with_no_valid_rows_blocks_the_verdicts(tmp_path):
+    """An empty (here: wholly quarantined) surface_catalog fails a blocking check naming the table."""
+    root = tmp_path / "raw"
+    (root / "retry").mkdir(parents=True)
+    for name in ("interaction_events", "surface_catalog"):
+        (root / "retry" / f"{name}.jsonl").write_bytes((SEEDS / "retry" / f"{name}.jsonl").read_bytes())
+    (root / "retry" / "surface_catalog.jsonl").write_text('{"surface_key": "  ", "surface_name": "빈 키"}\n', encoding="utf-8")
+    result = materialise_day(retry.assets, resources_in(tmp_path, raw_root=root), DAY1, raise_on_error=False)
+    check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "has_valid_rows")
+    assert check.asset_key.path[-1] == "surface_catalog" and not check.passed
+    assert "surface_catalog has no valid rows" in check.description
+    materialised = {m.asset_key.path[-1] for m in result.get_asset_materialization_events() for m in [m.materialization]}
+    assert "verdicts" not in materialised, "a blocking check stops the verdicts"

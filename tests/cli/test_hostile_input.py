@@ -255,7 +255,7 @@ def test_a_reference_table_with_no_valid_rows_is_a_loud_warning(tmp_path):
     out = tmp_path / "out.jsonl"
     code, _, err = run("judge", "handoff", "--input", folder, "--out", out)
     assert code == 0
-    assert "warning: handoff_phrases has no valid rows" in err
+    assert "warning: handoff_phrases has no valid rows (1 raw, 1 quarantined)" in err
     report = tmp_path / "report.md"
     code, _, _ = run("agree", "handoff", "--verdicts", out, "--golden", folder / "golden.jsonl", "--input", folder, "--out", report)
     text = report.read_text(encoding="utf-8")
