@@ -11,6 +11,8 @@ from assets.common.metadata import md_table
 from assets.common.resources import ReportsResource
 from assets.common.wiring import chain_for
 from orchestration.resources.warehouse import WarehouseResource
+from rules.common.atomic import write_text
+from rules.common.jsonl import write_jsonl
 from rules.persona import verdicts as V
 from rules.persona.config import load_config
 from rules.persona.engine import judge
@@ -74,8 +76,8 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
     result = compare_versions(frame, a, b, inconsistent=V.INCONSISTENT, excluded=V.EXCLUDED, scope=scope)
     md = render_comparison(result)
     folder = reports.folder(DOMAIN, "comparison")
-    (folder / f"{a}_vs_{b}.md").write_text(md, encoding="utf-8")
-    (folder / f"{a}_vs_{b}.json").write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    write_text(folder / f"{a}_vs_{b}.md", md)
+    write_text(folder / f"{a}_vs_{b}.json", json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     return MaterializeResult(metadata={
         "comparison": MetadataValue.md(md),
         "rate_a": result.rate_a.format(), "rate_b": result.rate_b.format(),
@@ -97,11 +99,9 @@ def persona_review_queue(warehouse: WarehouseResource, reports: ReportsResource)
     frame = _all_turns_with_codes(warehouse)
     queue = review_queue(frame, config)
     folder = reports.folder(DOMAIN, "review")
-    with (folder / "review_queue.jsonl").open("w", encoding="utf-8") as fh:
-        for row in queue.to_dict("records"):
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_jsonl(folder / "review_queue.jsonl", queue.to_dict("records"))
     md = render_review_queue(queue, candidate_count(frame, config), config.review.sample_size)
-    (folder / "review_queue.md").write_text(md, encoding="utf-8")
+    write_text(folder / "review_queue.md", md)
     return MaterializeResult(metadata={"queue": MetadataValue.md(md), "items": len(queue),
                                        "path": MetadataValue.path(str(folder / "review_queue.jsonl"))})
 

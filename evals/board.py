@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from evals import csp
 from evals.manual_checks import DECISION_WORDS
 from evals.render import script_json
 from evals.report import PERSON, Report, label
@@ -235,10 +236,12 @@ def _render_board(board: Board, served: Served | None) -> str:
     items = (spec.items or _default_items)(spec, board)
     nonce = f" nonce='{e(served.nonce)}'" if served else ""
     anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
+    css, script = _asset("board.css"), _asset("board.js")
     return "".join([
-        "<!doctype html><html lang='ko'><head><meta charset='utf-8'>",
+        # A written file carries its policy (by hash); a served page gets the header with this nonce.
+        "<!doctype html><html lang='ko'><head><meta charset='utf-8'>", "" if served else csp.meta(scripts=(script,), styles=(css,)),
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{e(title)}</title><style{nonce}>{_asset('board.css')}</style></head><body>", served.nav if served else "",
+        f"<title>{e(title)}</title><style{nonce}>{css}</style></head><body>", served.nav if served else "",
         f"<header class='top'><p class='eyebrow'><code>{e(board.domain)}</code> 판정 보드</p><h1>{e(spec.title)}</h1>",
         f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
         sample, spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
@@ -254,7 +257,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         _checks_panel(report), _self_score(report, anchors), _notes(board),
         "</aside></div>",
         f"<script type='application/json' id='board-data'>{script_json(data)}</script>",
-        f"<script{nonce}>{_asset('board.js')}</script></body></html>",
+        f"<script{nonce}>{script}</script></body></html>",
     ])
 
 

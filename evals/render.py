@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 
+from evals import csp
 from evals.fidelity import basis_of, next_steps
 from evals.markdown import md_cell
 from evals.report import Report
@@ -118,7 +119,7 @@ th{background:#f3f3f5}.pass{color:#0a7d2c}.fail{color:#b3261e;font-weight:600}co
 def render_html(report: Report) -> str:
     """A self-contained page (inline CSS, no scripts or fetches) with the same content."""
     e = lambda v: html.escape("" if v is None else str(v))  # noqa: E731
-    parts = [f"<!doctype html><html lang='ko'><head><meta charset='utf-8'><title>{e(report.title)}</title>",
+    parts = [f"<!doctype html><html lang='ko'><head><meta charset='utf-8'>{csp.meta(styles=(_CSS,))}<title>{e(report.title)}</title>",
              f"<style>{_CSS}</style></head><body>", f"<h1>{e(report.title)}</h1><p>범위: <code>{e(report.scope)}</code></p>"]
     parts += [f"<p class='fail' role='alert'>데이터 품질 실패: {e(w)}</p>" for w in report.warnings]
     if report.honesty:

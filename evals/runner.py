@@ -24,6 +24,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rules.common.atomic import write_text
+
 DEFAULT_MARGIN = 0.02
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 MET, NOT_MET, NO_DATA = "기준 충족", "기준 미달", "측정 불가"  # evals.report's statuses, unimported to stay light
@@ -110,13 +112,13 @@ def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: P
     data = report.to_dict()
     data.setdefault("sections", [{"heading": h, "markdown": b} for h, b in report.extra_sections])
     data.update(input=str(input_dir), **extra)
-    (out / "report.md").write_text(render_markdown(report), encoding="utf-8")
-    (out / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    write_text(out / "report.md", render_markdown(report))
+    write_text(out / "report.json", json.dumps(data, ensure_ascii=False, indent=2))
     files = {"markdown": f"{name}/report.md", "json": f"{name}/report.json"}
     if name in SPECS:
         domain = domains.get(name)
         golden = domain.load_golden(golden_path) if golden_path else None
-        (out / "board.html").write_text(board_from_dir(domain, input_dir, golden), encoding="utf-8")
+        write_text(out / "board.html", board_from_dir(domain, input_dir, golden))
         files["board"] = f"{name}/board.html"
     return files
 
@@ -147,8 +149,8 @@ def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None,
 
 def write_summary(summary: dict, out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
-    (out_dir / "summary.md").write_text(render_summary(summary), encoding="utf-8")
+    write_text(out_dir / "summary.json", json.dumps(summary, ensure_ascii=False, indent=2))
+    write_text(out_dir / "summary.md", render_summary(summary))
 
 
 def _ratio(m: dict | None):
@@ -291,8 +293,8 @@ def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_d
     if previous is None:
         return summary, None
     gate = compare_to_baseline(summary, previous, margin)
-    (Path(out_dir) / "gate.json").write_text(json.dumps(gate.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
-    (Path(out_dir) / "gate.md").write_text(render_gate(gate), encoding="utf-8")
+    write_text(Path(out_dir) / "gate.json", json.dumps(gate.to_dict(), ensure_ascii=False, indent=2))
+    write_text(Path(out_dir) / "gate.md", render_gate(gate))
     return summary, gate
 
 

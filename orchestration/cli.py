@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from orchestration import domains
+from rules.common.atomic import write_text
 
 EXIT_OK, EXIT_CHECKS_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -279,8 +280,7 @@ def cmd_agree(args) -> int:
         text = json.dumps(report.to_dict(), ensure_ascii=False, indent=2)
     else:
         raise UsageError(f"{args.out}: choose a .md, .html or .json file name")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
+    write_text(args.out, text)
     agreement = next((m for m in report.metrics if m.name == "판정 일치"), None)
     print(f"report → {args.out}", file=sys.stderr)
     if agreement and agreement.ratio:
@@ -301,11 +301,10 @@ def cmd_compare(args) -> int:
     text = render_comparison(result)
     print(text)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         if args.out.suffix.lower() == ".json":
-            args.out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+            write_text(args.out, json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         else:
-            args.out.write_text(text, encoding="utf-8")
+            write_text(args.out, text)
     return EXIT_OK
 
 
@@ -355,14 +354,13 @@ def cmd_review(args) -> int:
         if args.out.suffix.lower() == ".md":
             from evals.markdown import md_table
 
-            args.out.parent.mkdir(parents=True, exist_ok=True)
             if args.domain == "persona" and key == "persona.1":
                 from evals.persona import render_review_queue
 
                 text = render_review_queue(queue, candidates, size)
             else:
                 text = f"# {key} {check.title}\n\n" + md_table(list(rows[0]) if rows else ["id"], [list(r.values()) for r in rows])
-            args.out.write_text(text, encoding="utf-8")
+            write_text(args.out, text)
         else:
             write_jsonl(args.out, rows)
     agreed, decided, notes = tally(ids, stored)
@@ -386,16 +384,14 @@ def cmd_board(args) -> int:
 
         engine = _live_engine()
         store.ensure_tables(engine)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(live_board_html(engine), encoding="utf-8")
+        write_text(args.out, live_board_html(engine))
         print(f"live board → {args.out}", file=sys.stderr)
         return EXIT_OK
     sample = args.input is None
     input_dir = SAMPLE_DIR / args.domain if sample else args.input
     golden = None if args.golden is None else _load_golden(domain, args.golden)
     page = _judge_input(domain, board_from_dir, domain, input_dir, golden, sample=sample)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(page, encoding="utf-8")
+    write_text(args.out, page)
     print(f"board → {args.out}" + (f" (sample data: {input_dir})" if sample else ""), file=sys.stderr)
     return EXIT_OK
 

@@ -42,6 +42,7 @@ from assets.common.resources import ReportsResource
 from orchestration.environment import SAMPLE_DIR
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
+from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.gates import QUARANTINE_COLUMNS, Normalised, empty_reference_warning, empty_references, reconcile
 from schemas import column_kinds, is_reference
@@ -356,9 +357,9 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
 
     folder = reports.folder(domain, day)
     md = render_markdown(report)
-    (folder / "report.md").write_text(md, encoding="utf-8")
-    (folder / "report.html").write_text(render_html(report), encoding="utf-8")
-    (folder / "report.json").write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    write_text(folder / "report.md", md)
+    write_text(folder / "report.html", render_html(report))
+    write_text(folder / "report.json", json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     return md, folder
 
 
@@ -407,7 +408,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
 
         board = folder / "board.html"
         sample = Path(raw_files.root).resolve() == SAMPLE_DIR.resolve()
-        board.write_text(render_board(Board(c.domain, rows, report, sample=sample)), encoding="utf-8")
+        write_text(board, render_board(Board(c.domain, rows, report, sample=sample)))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={

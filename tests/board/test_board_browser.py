@@ -24,7 +24,7 @@ import pytest
 
 from evals.board import board_spec, render_board
 from orchestration import domains
-from tests.board import KNOWN, PAYLOADS, SEEDS, available, sample_board, with_payloads
+from tests.board import KNOWN, PAYLOADS, SEEDS, available, sample_board, sample_parts as sample_parts_for_report, with_payloads
 
 SCREENS = Path(os.environ.get("VERDICTS_BOARD_SCREENS", "/tmp/board_screens"))
 """A copy of every screenshot lands here too, for a person to look at."""
@@ -415,3 +415,38 @@ def test_dump_dom_of_the_sample_page(tmp_path):
     assert "샘플 데이터 (sample data)" in dom
     assert dom.count('class="item"') == len(sample_board(name).rows)
     assert "<img" not in dom
+
+
+def test_the_written_pages_forbid_every_inline_script_but_their_own(chromium, tmp_path):
+    """Board and report carry a CSP that allows their own script and style by hash: the board still
+    works (a chip filters), while an inline script added to the file afterwards is refused."""
+    from evals.render import render_html
+
+    board = render_board(sample_board("retry"))
+    assert board.index("Content-Security-Policy") < board.index("<style>") < board.index("<script>")
+    tampered = board.replace("</body>", "<script>window.__pwned = 3</script></body>")
+    page = chromium.open(write_page(tmp_path, "tampered", tampered))
+    try:
+        assert page.evaluate("window.__pwned === undefined")
+        refused = [e for e in page.events if e.get("method") == "Log.entryAdded"
+                   and "Content Security Policy" in e["params"]["entry"].get("text", "")]
+        assert len(refused) == 1, refused  # only the added script; the page's own ran
+        verdict = page.evaluate("document.querySelector('[data-verdict-filter]').getAttribute('data-verdict-filter')")
+        click(page, f"[data-verdict-filter={js(verdict)}]")
+        shown = page.evaluate("Array.from(document.querySelectorAll('details.item'), d => d.checkVisibility())"
+                              ".filter(Boolean).length")
+        assert 0 < shown < page.evaluate("document.querySelectorAll('details.item').length")
+        assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")
+    finally:
+        chromium.close_page(page)
+
+    _, _, report, _ = sample_parts_for_report("retry")
+    page = chromium.open(write_page(tmp_path, "report", render_html(report)))
+    try:
+        refused = [e for e in page.events if e.get("method") == "Log.entryAdded"
+                   and "Content Security Policy" in e["params"]["entry"].get("text", "")]
+        assert not refused, refused
+        assert page.evaluate("getComputedStyle(document.querySelector('table')).borderCollapse") == "collapse"
+        screenshot(page, tmp_path, "report_retry_csp")
+    finally:
+        chromium.close_page(page)
