@@ -2,6 +2,11 @@
 
 The JSON files are the contract shared with people and checks outside the project;
 `<domain>/models.py` mirrors them for typed use, and a test keeps the two in agreement.
+
+Decisions every input schema states: ids and codes compare case-sensitively after trimming
+Unicode whitespace and leading/trailing format characters (zero-width space, zero-width joiner,
+BOM), so "CH-001\u200b" is the id "CH-001"; integers with no natural bound are capped at 2^53 − 1;
+`x-reference: true` marks a reference table, which must have at least one valid row.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     Lines are decoded one by one: a line that is not UTF-8 keeps its place, with its bytes
     shown escaped in `text` and `not_utf8` saying why, for the gates to quarantine; the rest of
     the file is read. Raises DatasetError when the path is missing, a directory or unreadable,
-    when no line is UTF-8, or when a required column appears in none of its JSON objects (a
+    when no line with non-ASCII bytes is UTF-8 (another encoding), or when a required column appears in none of its JSON objects (a
     wrong file rather than a few bad rows).
     """
     path = Path(path)
@@ -187,12 +187,13 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     except OSError as exc:
         raise DatasetError(dataset, name, f"cannot be read ({exc.strerror or exc})") from exc
     data = data.removeprefix(b"\xef\xbb\xbf")
-    numbers, texts, broken = [], [], []
+    numbers, texts, broken, utf8_seen = [], [], [], False
     # Only \n ends a JSON line: str.splitlines would also break at U+2028 and U+0085,
     # which may sit unescaped inside a JSON string.
     for i, chunk in enumerate(data.split(b"\n"), start=1):
         try:
             text, bad = chunk.decode("utf-8"), False
+            utf8_seen = utf8_seen or not chunk.isascii()
         except UnicodeDecodeError as exc:
             text, bad = chunk.decode("utf-8", "backslashreplace"), f"{exc.reason} at byte {exc.start}"
         text = text.removesuffix("\r")
@@ -200,8 +201,9 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
             numbers.append(i)
             texts.append(text)
             broken.append(bad or None)
-    if broken and all(broken):  # another encoding altogether, not a few damaged lines
-        raise DatasetError(dataset, name, f"not UTF-8 text ({broken[0]} on line {numbers[0]})")
+    if any(broken) and not utf8_seen:  # another encoding altogether, not a few damaged lines
+        first = next(i for i, why in enumerate(broken) if why)
+        raise DatasetError(dataset, name, f"not UTF-8 text ({broken[first]} on line {numbers[first]})")
     raw = pd.DataFrame(
         {
             "dataset": dataset,
@@ -257,15 +259,8 @@ def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
 
 
 def read_jsonl_objects(path: str | Path) -> list[dict | None]:
-    """Objects of a JSON Lines file in order; None for a line that is not a bounded JSON object or not UTF-8."""
-    out: list[dict | None] = []
-    data = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf")
-    for chunk in data.split(b"\n"):
-        try:
-            line = chunk.decode("utf-8")
-        except UnicodeDecodeError:
-            out.append(None)
-            continue
-        if line.strip():
-            out.append(parse_object(line))
-    return out
+    """Objects of a JSON Lines file in order; None for a line that is not a bounded JSON object.
+
+    A verdict file is written whole by a program: one that is not UTF-8 raises UnicodeDecodeError."""
+    text = Path(path).read_bytes().decode("utf-8-sig")
+    return [parse_object(line) for line in text.split("\n") if line.strip()]

@@ -23,6 +23,7 @@ import pandas as pd
 from rules.common import timestamps
 from rules.common.days import line_days
 from rules.common.gates import DUPLICATE_ID, Normalised, trim
+from rules.common.jsonl import encodable
 from rules.handoff.config import HandoffConfig
 from rules.handoff.normalise import EMPTY_ROOM_ID, TIME_FIELDS, normalise
 
@@ -131,13 +132,13 @@ def room_in_raw(text: object) -> str | None:
     try:
         obj = json.loads(text)
         value = obj.get("room_id") if isinstance(obj, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         match = _ROOM_IN_TEXT.search(text)
         try:
             value = json.loads(match.group(1)) if match else None
         except ValueError:
             value = None
-    value = trim(value) if isinstance(value, str) else None
+    value = trim(value) if isinstance(value, str) and encodable(value) else None
     return value or None
 
 

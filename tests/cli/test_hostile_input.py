@@ -56,7 +56,7 @@ def judge_and_validate(tmp: Path, domain: str, folder: Path) -> dict:
     out, q = tmp / "out.jsonl", tmp / "q.jsonl"
     code, _, err = run("judge", domain, "--input", folder, "--out", out, "--quarantine", q)
     assert code == 0, err
-    for text in out.read_text(encoding="utf-8").splitlines() + q.read_text(encoding="utf-8").splitlines():
+    for text in (out.read_text(encoding="utf-8") + q.read_text(encoding="utf-8")).split("\n")[:-1]:
         _strict(text)  # raises on Infinity / NaN, which json.dumps would otherwise write
     vcode, vout, _ = run("validate", domain, "--input", folder, "--verdicts", out)
     assert vcode == 0, vout
