@@ -18,7 +18,6 @@ import importlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -27,6 +26,7 @@ from evals import csp
 from evals.manual_checks import DECISION_WORDS
 from evals.render import script_json
 from evals.report import PERSON, Report, label
+from rules.common import timestamps
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
@@ -436,10 +436,10 @@ def markdown_html(md: str) -> str:
 
 
 def _window_end(start) -> str:
-    try:
-        return (datetime.fromisoformat(start) + timedelta(seconds=30)).strftime("%H:%M:%S")
-    except (TypeError, ValueError):
+    stamp = timestamps.parse(start, "UTC")  # naive text keeps its own wall clock whatever the zone
+    if stamp is None:
         return "?"
+    return timestamps.to_datetime(stamp.ns + 30 * timestamps.NS_PER_SEC, stamp.form, "UTC").strftime("%H:%M:%S")
 
 
 def _latency(seconds) -> str:
