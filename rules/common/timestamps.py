@@ -41,8 +41,9 @@ BAD = "bad_timestamp"
 OUT_OF_RANGE = "timestamp_out_of_range"
 """Reason codes of `problem`."""
 
+EARLIEST_NS = (EARLIEST - _EPOCH) // timedelta(microseconds=1) * 1_000
+LATEST_NS = (LATEST - _EPOCH) // timedelta(microseconds=1) * 1_000
 _FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
-_OFFSET_SECONDS = re.compile(r"[+-]\d\d:?\d\d:?\d\d(?:[.,]\d+)?$")
 
 
 def parse(text: object, tz: str) -> Stamp | None:
@@ -65,17 +66,16 @@ def read(text: object, tz: str) -> tuple[Stamp | None, tuple[str, str] | None]:
         return None, (BAD, "is not ISO-8601")
     if s.endswith("z"):
         s = s[:-1] + "Z"  # RFC 3339 allows either case; fromisoformat only the upper
-    if _OFFSET_SECONDS.search(s) and ("T" in s or " " in s):
-        return None, (BAD, "has a UTC offset with seconds, which ISO-8601 does not write")
     # fromisoformat keeps microseconds; nanoseconds are taken from the digits themselves.
-    fraction = _FRACTION.search(s)
     extra_ns = 0
-    if fraction:
-        digits = fraction.group(1)
-        if len(digits) > 9:
-            return None, (BAD, "has more than nine fraction digits (finer than a nanosecond)")
-        extra_ns = int(digits.ljust(9, "0"))
-        s = s[: fraction.start()] + s[fraction.end():]
+    if "." in s or "," in s:
+        fraction = _FRACTION.search(s)
+        if fraction:
+            digits = fraction.group(1)
+            if len(digits) > 9:
+                return None, (BAD, "has more than nine fraction digits (finer than a nanosecond)")
+            extra_ns = int(digits.ljust(9, "0"))
+            s = s[: fraction.start()] + s[fraction.end():]
     try:
         dt = datetime.fromisoformat(s)
     except ValueError:
@@ -83,18 +83,18 @@ def read(text: object, tz: str) -> tuple[Stamp | None, tuple[str, str] | None]:
     if dt.tzinfo is None:
         form = ""
         dt = dt.replace(tzinfo=zone(tz))
-    elif s.endswith("Z"):
-        form = "Z"
     else:
-        form = _offset_text(dt.utcoffset())
+        offset = dt.utcoffset()
+        if offset.seconds % 60 or offset.microseconds:
+            return None, (BAD, "has a UTC offset with seconds, which ISO-8601 does not write")
+        form = "Z" if s.endswith("Z") else _offset_text(offset)
     try:
-        in_range = EARLIEST <= dt < LATEST
+        delta = dt - _EPOCH
     except OverflowError:  # a wall time at the edge of datetime's range, shifted by its offset
-        in_range = False
-    if not in_range:
+        delta = None
+    ns = None if delta is None else (delta.days * 86_400 + delta.seconds) * NS_PER_SEC + delta.microseconds * 1_000 + extra_ns
+    if ns is None or not EARLIEST_NS <= ns < LATEST_NS:
         return None, (OUT_OF_RANGE, f"is outside {EARLIEST:%Y-%m-%d}..{LATEST:%Y-%m-%d} (UTC), the instants the rules represent")
-    delta = dt - _EPOCH
-    ns = (delta.days * 86_400 + delta.seconds) * NS_PER_SEC + extra_ns
     return Stamp(ns=ns, form=form), None
 
 
