@@ -62,6 +62,10 @@ def _finite(literal: str) -> float:
     return value
 
 
+_BOUNDED = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_int64, parse_float=_finite)
+"""One decoder for every line (json.loads with options would build one per call)."""
+
+
 def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     """(object, None, None) for a line that is a bounded JSON object, else (None, reason code, why).
 
@@ -69,7 +73,7 @@ def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     encodable as UTF-8 (a lone surrogate escape such as "\\ud800" is not). The reason names the field.
     """
     try:
-        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_int64, parse_float=_finite)
+        obj = _BOUNDED.decode(text)
     except _Unbounded:
         return None, *_unbounded(text)
     except ValueError as exc:
@@ -172,8 +176,8 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     Lines are decoded one by one: a line that is not UTF-8 keeps its place, with its bytes
     shown escaped in `text` and `not_utf8` saying why, for the gates to quarantine; the rest of
     the file is read. Raises DatasetError when the path is missing, a directory or unreadable,
-    when no line with non-ASCII bytes is UTF-8 (another encoding), or when a required column appears in none of its JSON objects (a
-    wrong file rather than a few bad rows).
+    when no line with non-ASCII bytes is UTF-8 (another encoding), or when a required
+    column appears in none of its JSON objects (a wrong file rather than a few bad rows).
     """
     path = Path(path)
     name = str(path)
@@ -187,35 +191,42 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     except OSError as exc:
         raise DatasetError(dataset, name, f"cannot be read ({exc.strerror or exc})") from exc
     data = data.removeprefix(b"\xef\xbb\xbf")
-    numbers, texts, broken, utf8_seen = [], [], [], False
     # Only \n ends a JSON line: str.splitlines would also break at U+2028 and U+0085,
     # which may sit unescaped inside a JSON string.
-    for i, chunk in enumerate(data.split(b"\n"), start=1):
-        try:
-            text, bad = chunk.decode("utf-8"), False
-            utf8_seen = utf8_seen or not chunk.isascii()
-        except UnicodeDecodeError as exc:
-            text, bad = chunk.decode("utf-8", "backslashreplace"), f"{exc.reason} at byte {exc.start}"
-        text = text.removesuffix("\r")
-        if text.strip():
-            numbers.append(i)
-            texts.append(text)
-            broken.append(bad or None)
-    if any(broken) and not utf8_seen:  # another encoding altogether, not a few damaged lines
-        first = next(i for i, why in enumerate(broken) if why)
-        raise DatasetError(dataset, name, f"not UTF-8 text ({broken[first]} on line {numbers[first]})")
+    try:  # the usual case: decoded at once
+        lines = [(i, t.removesuffix("\r"), None) for i, t in enumerate(data.decode("utf-8").split("\n"), start=1) if t.strip()]
+    except UnicodeDecodeError:
+        lines = _decoded_lines(data)
+        if not any(not why and not t.isascii() for _, t, why in lines):  # another encoding, not a few damaged lines
+            i, _, why = next(line for line in lines if line[2])
+            raise DatasetError(dataset, name, f"not UTF-8 text ({why} on line {i})") from None
+    numbers, texts, broken = zip(*lines) if lines else ((), (), ())
     raw = pd.DataFrame(
         {
             "dataset": dataset,
             "file": name,
-            "line": pd.array(numbers, dtype="int64"),
-            "text": pd.Series(texts, dtype=object),
-            NOT_UTF8: pd.Series(broken, dtype=object),
+            "line": pd.array(list(numbers), dtype="int64"),
+            "text": pd.Series(list(texts), dtype=object),
+            NOT_UTF8: pd.Series(list(broken), dtype=object),
         },
         columns=RAW_COLUMNS,
     )
     _require_columns(raw, dataset, name, tuple(required))
     return raw
+
+
+def _decoded_lines(data: bytes) -> list[tuple[int, str, str | None]]:
+    """(line number, text, why it is not UTF-8 or None) of every non-blank line, decoded one by one."""
+    out = []
+    for i, chunk in enumerate(data.split(b"\n"), start=1):
+        try:
+            text, why = chunk.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            text, why = chunk.decode("utf-8", "backslashreplace"), f"{exc.reason} at byte {exc.start}"
+        text = text.removesuffix("\r")
+        if text.strip():
+            out.append((i, text, why))
+    return out
 
 
 def read_input_dir(input_dir: str | Path, domain: str, datasets: Iterable[str]) -> dict[str, pd.DataFrame]:

@@ -1,0 +1,44 @@
+"""The line-level bounds of the gates: one JSON object per line, every value representable."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+import pytest
+
+from rules.common.gates import PADDING, trim
+from rules.common.jsonl import read_object
+
+
+def test_padding_is_every_unicode_whitespace_and_format_character():
+    derived = {chr(c) for c in range(sys.maxunicode + 1)
+               if chr(c).isspace() or unicodedata.category(chr(c)) in ("Zs", "Cf")}
+    assert set(PADDING) == derived
+    assert trim("\u200b\ufeff CH-001\u200d\u3000\t") == "CH-001"
+    assert trim("CH\u200b001") == "CH\u200b001", "only the ends are trimmed"
+
+
+@pytest.mark.parametrize(("line", "code", "where"), [
+    ('{"a": 1e400}', "non_finite_number", "a"),
+    ('{"a": {"b": [1, -1e999]}}', "non_finite_number", "a.b.1"),
+    ('{"a": 9223372036854775808}', "integer_out_of_range", "a"),
+    ('{"a": -9223372036854775809}', "integer_out_of_range", "a"),
+    ('{"a": ' + "7" * 5000 + "}", "integer_out_of_range", "a"),
+    ('{"a": "x\\ud800"}', "lone_surrogate", "a"),
+    ('{"\\udc00": 1}', "lone_surrogate", "\\udc00"),
+    ('{"a": NaN}', "invalid_json", None),
+    ("[" * 100_000 + "]" * 100_000, "invalid_json", None),
+    ("[1]", "invalid_json", None),
+])
+def test_an_unbounded_line_is_named_by_its_field(line, code, where):
+    obj, got, why = read_object(line)
+    assert obj is None and got == code
+    if where:
+        assert why.startswith(where + ":"), why
+
+
+def test_bounded_values_pass_as_read():
+    obj, code, _ = read_object('{"a": 9223372036854775807, "b": -9223372036854775808, "c": 1e308, '
+                               '"d": "\\ud83d\\ude00", "e": 1e-400}')
+    assert code is None and obj == {"a": 2**63 - 1, "b": -(2**63), "c": 1e308, "d": "😀", "e": 0.0}
