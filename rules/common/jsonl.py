@@ -83,7 +83,10 @@ def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     if not isinstance(obj, dict):
         return None, INVALID_JSON, f"a JSON {type(obj).__name__}, not an object"
     if "\\u" in text:  # a surrogate can only come from an escape: the line itself is UTF-8
-        found = _find(obj, lambda v: isinstance(v, str) and not encodable(v))
+        try:
+            found = _find(obj, lambda v: isinstance(v, str) and not encodable(v))
+        except RecursionError:
+            return None, INVALID_JSON, "nested too deeply to be read"
         if found is not None:
             where = found[0]
             return None, LONE_SURROGATE, f"{where}: holds a lone surrogate escape, which is not text that can be written as UTF-8"
@@ -109,8 +112,13 @@ def _unbounded(text: str) -> tuple[str, str]:
         except _Unbounded:
             return _Mark(NON_FINITE, s)
 
-    obj = json.loads(text, parse_constant=_reject_constant, parse_int=as_int, parse_float=as_float)
-    where, mark = _find(obj, lambda v: isinstance(v, _Mark))
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=as_int, parse_float=as_float)
+        where, mark = _find(obj, lambda v: isinstance(v, _Mark))
+    except ValueError as exc:  # the number came first, the line is not JSON further on
+        return INVALID_JSON, f"not JSON: {exc}"
+    except RecursionError:
+        return INVALID_JSON, "not JSON: nested too deeply"
     literal = mark.literal if len(mark.literal) <= 40 else f"{mark.literal[:20]}…({len(mark.literal)} characters)"
     if mark.code == INTEGER_RANGE:
         return INTEGER_RANGE, f"{where}: {literal} is outside the 64-bit integer range"

@@ -62,7 +62,7 @@ PADS = ["\u200b", "\ufeff", "\u200d", " ", "\u3000", "\t"]
 MALFORMED_LINES = [
     b"{", b'{"a": 1', b"[1, 2]", b'"text"', b"42", b"NaN", b"{}", b'{"a": NaN}', b'{"a": Infinity}',
     b"[" * 5000 + b"]" * 5000, b'{"a": 1} trailing', b"\xef\xbb\xbf{}", b'{"a": "\xed\x95"}', b"\xff\xfe{}",
-    b'{"a": "\\x41"}', b'{"a": 1, "a": 2}',
+    b'{"a": "\\x41"}', b'{"a": 1, "a": 2}', b'{"a": 1e400, "b": NaN}', b'{"a": 99999999999999999999} x',
 ]
 
 
