@@ -208,19 +208,26 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
         if not any(not why and not t.isascii() for _, t, why in lines):  # another encoding, not a few damaged lines
             i, _, why = next(line for line in lines if line[2])
             raise DatasetError(dataset, name, f"not UTF-8 text ({why} on line {i})") from None
+    raw = raw_frame(dataset, name, lines)
+    _require_columns(raw, dataset, name, tuple(required))
+    return raw
+
+
+def raw_frame(dataset: str, file: str, lines: Iterable[tuple[int, str, str | None]]) -> pd.DataFrame:
+    """Raw lines in the shape every gate reads, from (line number, text, why it is not UTF-8 or None):
+    a file's lines, or text that arrived another way (a socket frame), gated the same."""
+    lines = list(lines)
     numbers, texts, broken = zip(*lines) if lines else ((), (), ())
-    raw = pd.DataFrame(
+    return pd.DataFrame(
         {
             "dataset": dataset,
-            "file": name,
+            "file": file,
             "line": pd.array(list(numbers), dtype="int64"),
             "text": pd.Series(list(texts), dtype=object),
             NOT_UTF8: pd.Series(list(broken), dtype=object),
         },
         columns=RAW_COLUMNS,
     )
-    _require_columns(raw, dataset, name, tuple(required))
-    return raw
 
 
 def _decoded_lines(data: bytes) -> list[tuple[int, str, str | None]]:
