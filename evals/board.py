@@ -244,7 +244,8 @@ def _render_board(board: Board, served: Served | None) -> str:
         f"<title>{e(title)}</title><style{nonce}>{css}</style></head><body>", served.nav if served else "",
         f"<header class='top'><p class='eyebrow'><code>{e(board.domain)}</code> 판정 보드</p><h1>{e(spec.title)}</h1>",
         f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
-        sample, spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
+        sample, *[f"<p class='sample' role='alert'><b>데이터 품질 실패</b> {e(w)}</p>" for w in report.warnings],
+        spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
         "<div class='layout'><main>",
         "<div class='tools'><input type='search' id='filter' placeholder='id·요약·근거 값으로 찾기' aria-label='찾기'>"
         "<button type='button' data-toggle='open'>모두 펼치기</button><button type='button' data-toggle='close'>모두 접기</button></div>",

@@ -260,3 +260,7 @@ def test_a_reference_table_with_no_valid_rows_is_a_loud_warning(tmp_path):
     code, _, _ = run("agree", "handoff", "--verdicts", out, "--golden", folder / "golden.jsonl", "--input", folder, "--out", report)
     text = report.read_text(encoding="utf-8")
     assert code == 0 and "handoff_phrases" in text and "유효한 행이 없습니다" in text
+    board = tmp_path / "board.html"
+    code, _, _ = run("board", "handoff", "--input", folder, "--out", board)
+    page = board.read_text(encoding="utf-8")
+    assert code == 0 and "role='alert'><b>데이터 품질 실패</b> 기준 표 handoff_phrases" in page
