@@ -46,3 +46,14 @@ def test_bounded_values_pass_as_read():
     obj, code, _ = read_object('{"a": 9223372036854775807, "b": -9223372036854775808, "c": 1e308, '
                                '"d": "\\ud83d\\ude00", "e": 1e-400}')
     assert code is None and obj == {"a": 2**63 - 1, "b": -(2**63), "c": 1e308, "d": "😀", "e": 0.0}
+
+
+@pytest.mark.parametrize("content", ['{"summary": "x\\ud800입니다."}', '{"summary": "좋습니다.", "evidence": [NaN]}',
+                                     '{"summary": "좋습니다.", "n": 1e400}', "[" * 50_000 + "]" * 50_000])
+def test_a_model_answer_is_read_with_the_same_bounds(content):
+    import httpx
+
+    from rules.live_pick.model.client import parse_content
+
+    response = httpx.Response(200, json={"choices": [{"message": {"content": content}}]})
+    assert parse_content(response) is None

@@ -14,7 +14,6 @@ back as the seed says.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -24,6 +23,7 @@ from typing import Mapping
 
 import httpx
 
+from rules.common.jsonl import parse_object
 from rules.live_pick.tags import ENDPOINT_ERROR, MALFORMED, OVER_BUDGET, TIMEOUT
 
 log = logging.getLogger("verdicts.model")
@@ -122,15 +122,12 @@ def parse_content(response: httpx.Response) -> dict | None:
     """The JSON object the model wrote as its message, or None when there is none."""
     try:
         text = response.json()["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
         return None
     if not isinstance(text, str):
         return None
     text = text.strip()
     if text.startswith("```"):  # a fenced block: take what is inside
         text = text.strip("`").removeprefix("json").strip()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    # The gates' own reader: a model's answer is input too (no NaN, no lone surrogate, no 1e400).
+    return parse_object(text)
