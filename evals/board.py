@@ -468,8 +468,10 @@ def _live_pick_items(spec: BoardSpec, board: Board) -> str:
         for m in rest:
             by_reason.setdefault(label(m[1].get(spec.verdict_key)), []).append(m)
         reasons = sorted(by_reason, key=lambda v: order.index(v) if v in order else len(order))
+        versions = sorted({m[1]["sheet_version"] for m in members if isinstance(m[1].get("sheet_version"), int)})
+        sheet = f" <span class='n'>설정표 {e(', '.join(f'v{v}' for v in versions))}</span>" if versions else ""
         out.append(f"<section class='window' id='w-{w}'><h2><code>{e(character)}</code> · {e(start)}–{e(_window_end(start))}"
-                   f" <span class='n'>{len(members)}줄</span> <span class='lat'>판정 지연 {e(_latency(board.latency.get(key)))}</span></h2>")
+                   f" <span class='n'>{len(members)}줄</span>{sheet} <span class='lat'>판정 지연 {e(_latency(board.latency.get(key)))}</span></h2>")
         out.append(f"<div class='picks'><h3>{_label(V.PICK, order)} <span class='n'>{len(picks)}</span></h3>")
         out += [_item(spec, row, n, order) for n, row in picks]
         out.append("" if picks else "<p class='empty'>이 구간에는 답변할 질문이 없습니다.</p>")

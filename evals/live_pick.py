@@ -6,11 +6,12 @@ cooldown step, the closeness step, or the ranking step.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 
 from evals.divergence import step_finder, wrong_cases
-from collections import Counter
-
+from evals.markdown import md_table
 from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric, record_metric
 from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
 from evals.shared_metrics import RECONCILIATION_NOTE, agreement_metric, checks_metric, flag_metrics, quarantine_metric
@@ -112,6 +113,18 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         *wrong_cases(paired, diverging_step, predicted, "summary"),
         *wrong_cases(paired, diverging_step, predicted, "summary", "답변 선택 일치", lambda g, p: _picked(g) != _picked(p)),
     ]
-    return golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, [*HONESTY[:2], *run_notes(rows), *HONESTY[2:]],
-                         metrics=metrics, labels=list(V.ORDER), wrong_cases=wrong,
-                         verdict_counts=count_labels(labels.values(), V.ORDER))
+    report = golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, [*HONESTY[:2], *run_notes(rows), *HONESTY[2:]],
+                           metrics=metrics, labels=list(V.ORDER), wrong_cases=wrong,
+                           verdict_counts=count_labels(labels.values(), V.ORDER))
+    report.extra_sections.append(("설정표 버전", _sheet_versions(predicted.values())))
+    return report
+
+
+def _sheet_versions(rows) -> str:
+    """Lines judged per character and sheet version (unversioned: judged against a plain sheet file)."""
+    counts = Counter((r.get("character_id"), r.get("sheet_version")) for r in rows)
+    if not counts:
+        return "판정된 줄이 없습니다."
+    table = [[c, "—" if v is None else f"v{v}", n] for (c, v), n in sorted(counts.items(), key=lambda x: (str(x[0][0]), x[0][1] or 0))]
+    note = ("\n\n—: 버전 없는 설정표 파일로 판정한 줄입니다 (`verdicts judge`)." if any(v is None for _, v in counts) else "")
+    return md_table(["character_id", "sheet_version", "lines"], table) + note

@@ -9,6 +9,10 @@
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now] [--to ws://HOST:PORT/ws/ingest]
     verdicts live-close CHARACTER_ID
+    verdicts suggest live_pick [--broadcast ID]
+    verdicts apply SUGGESTION_ID [--by NAME]
+    verdicts reject SUGGESTION_ID --reason TEXT [--by NAME]
+    verdicts sheet-history CHARACTER_ID
     verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
@@ -122,6 +126,26 @@ def _parser() -> argparse.ArgumentParser:
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")
     lc.set_defaults(func=cmd_live_close)
+
+    sg = sub.add_parser("suggest", help="live_pick: a closed broadcast's figures and sheet tuning suggestions (no --broadcast: list them)")
+    sg.add_argument("domain", choices=["live_pick"])
+    sg.add_argument("--broadcast", help="broadcast id, e.g. CH-0007-20260908T211400")
+    sg.set_defaults(func=cmd_suggest)
+
+    ap = sub.add_parser("apply", help="apply a sheet tuning suggestion: writes the character's next sheet version")
+    ap.add_argument("suggestion_id")
+    ap.add_argument("--by", default=os.environ.get("USER"), help="who decides (default: $USER)")
+    ap.set_defaults(func=cmd_apply)
+
+    rj = sub.add_parser("reject", help="reject a sheet tuning suggestion, with a reason")
+    rj.add_argument("suggestion_id")
+    rj.add_argument("--reason", required=True)
+    rj.add_argument("--by", default=os.environ.get("USER"), help="who decides (default: $USER)")
+    rj.set_defaults(func=cmd_reject)
+
+    sh = sub.add_parser("sheet-history", help="every version of a character's sheet, with what changed and from which suggestion")
+    sh.add_argument("character_id")
+    sh.set_defaults(func=cmd_sheet_history)
 
     from evals.runner import add_eval_arguments  # argparse only; the runner's heavy imports wait for the run
 
@@ -446,6 +470,84 @@ def cmd_live_close(args) -> int:
     done = close_broadcast(engine, args.character_id, load_config(), time.time_ns)
     print(f"{args.character_id}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
           f"{done['answered']} answered lines written back", file=sys.stderr)
+    if done["closed"]:
+        print(f"broadcast {done['broadcast_id']}: {len(done['suggestions'])} sheet tuning suggestions"
+              + (" (too thin to suggest)" if done["thin"] else "")
+              + f"; see `verdicts suggest live_pick --broadcast {done['broadcast_id']}`", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_suggest(args) -> int:
+    import time
+
+    from orchestration.live import sheets
+    from orchestration.live.view import suggestions_markdown
+    from rules.live_pick.config import load_config
+
+    engine, config = _live_engine(), load_config()
+    known = sheets.closed_broadcasts(engine, config.timezone)
+    if not args.broadcast:
+        if not known:
+            print("no closed broadcast yet (close one with `verdicts live-close CHARACTER_ID`)", file=sys.stderr)
+        for b in known:
+            n = len(sheets.list_suggestions(engine, b["broadcast_id"]))
+            print(f"{b['broadcast_id']}  {b['answered']} answered  {n} suggestions")
+        return EXIT_OK
+    broadcast = next((b for b in known if b["broadcast_id"] == args.broadcast), None)
+    if broadcast is None:
+        listed = ", ".join(b["broadcast_id"] for b in known[:10]) or "none yet"
+        raise UsageError(f"no closed broadcast '{args.broadcast}' (closed: {listed})")
+    sheets.suggest_broadcast(engine, broadcast, config, time.time_ns())
+    print(suggestions_markdown(engine, args.broadcast))
+    return EXIT_OK
+
+
+def _decision(run, *args):
+    from orchestration.live.sheets import SuggestionError
+
+    try:
+        return run(*args)
+    except SuggestionError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def cmd_apply(args) -> int:
+    import time
+
+    from orchestration.live import sheets
+
+    done = _decision(sheets.apply_suggestion, _live_engine(), args.suggestion_id.strip(), time.time_ns(), args.by)
+    print(done.message)
+    return EXIT_OK
+
+
+def cmd_reject(args) -> int:
+    import time
+
+    from orchestration.live import sheets
+
+    s = _decision(sheets.reject_suggestion, _live_engine(), args.suggestion_id.strip(), args.reason, time.time_ns(), args.by)
+    print(f"{s['suggestion_id']} rejected: {s['reason']}" + ("" if s["changed"] else " (it was rejected already)"))
+    return EXIT_OK
+
+
+def cmd_sheet_history(args) -> int:
+    import time
+
+    from orchestration import environment
+    from orchestration.live import sheets
+    from orchestration.live.view import history_markdown
+    from rules.live_pick.normalise import load_dir
+    from rules.live_pick.config import load_config
+
+    engine = _live_engine()
+    if not sheets.history(engine, args.character_id):  # nothing judged yet: the sheet file is version 1
+        folder = environment.raw_dir() / "live_pick"
+        sheet = _judge_input(None, load_dir, folder, load_config()).sheet
+        sheets.seed_versions(engine, sheet, folder / "character_sheet.jsonl", time.time_ns())
+    if not sheets.history(engine, args.character_id):
+        raise UsageError(f"no character '{args.character_id}' in the sheet versions or the sheet file")
+    print(history_markdown(engine, args.character_id))
     return EXIT_OK
 
 

@@ -20,6 +20,7 @@ from orchestration.live.jobs import (
     live_pick_window_sensor,
     live_pick_windows,
 )
+from orchestration.live.suggestions import apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
 from orchestration.schedules import nightly_schedule
@@ -42,9 +43,10 @@ def resources_for(env: str) -> dict:
 
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
-        assets=[*live_pick.assets, *persona.assets, *retry.assets, *handoff.assets, live_board],
+        assets=[*live_pick.assets, broadcast_suggestions, *persona.assets, *retry.assets, *handoff.assets, live_board],
         asset_checks=[live_matches_batch],
-        jobs=[nightly_job, evaluation_job, eval_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast],
+        jobs=[nightly_job, evaluation_job, eval_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast,
+              apply_sheet_suggestion, reject_sheet_suggestion],
         sensors=[handoff.lookahead_sensor, live_pick_window_sensor, live_pick_broadcast_close_sensor],
         schedules=[nightly_schedule],
         resources=resources_for(env or os.environ.get("VERDICTS_ENV", "local")),

@@ -118,6 +118,9 @@ class DomainChain:
     preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
     window: DayWindow | None = None
     """None (the default): day D's verdicts read day D only."""
+    history: Callable[[dict, Any, Any, str], dict] | None = None
+    """(tables, warehouse, config, day) → the tables with a reference snapshot replaced by its stored
+    history, when the domain versions one (live_pick: every character-sheet version)."""
 
     def key(self, name: str) -> AssetKey:
         return AssetKey([self.domain, name])
@@ -286,6 +289,8 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
             tables, window_result = _window_tables(c, context, warehouse, day, config)
         else:
             tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
+        if c.history:
+            tables = c.history(tables, warehouse, config, day)
         verdicts = c.judge(tables, config)
         rows = c.records(verdicts)
         warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns,

@@ -29,6 +29,7 @@ from orchestration.live import clock, store
 from orchestration.live.judge import broadcasts_to_close, close_broadcast, judge_windows
 from orchestration.live.settings import live_settings
 from orchestration.live.verify import comparison_markdown, latest_outcomes, rejudge_windows
+from orchestration.live.suggestions import record_broadcast
 from orchestration.live.view import latest_windows_markdown
 from orchestration.resources.raw_files import RawFilesResource
 from orchestration.resources.warehouse import WarehouseResource
@@ -122,12 +123,16 @@ class CloseConfig(Config):
     characters: list[str]
 
 
-@op
+@op(out={})
 def close_broadcasts(context: OpExecutionContext, config: CloseConfig, warehouse: WarehouseResource):
     store.ensure_tables(warehouse.engine)
     for character in config.characters:
         done = close_broadcast(warehouse.engine, character, load_config(), clock.now_ns)
         context.log.info(f"{character}: {done['answered']} answered lines written back")
+        if done["closed"]:
+            context.log.info(f"{done['broadcast_id']}: {len(done['suggestions'])} sheet tuning suggestions"
+                             + (" (too thin to suggest)" if done["thin"] else ""))
+            yield record_broadcast(context, warehouse.engine, done["broadcast_id"])
 
 
 @job(executor_def=in_process_executor, tags=LIVE_RUN_TAGS, description="Judge closed 30-second live_pick windows from the landing table.")
@@ -135,7 +140,8 @@ def live_pick_windows():
     judge_closed_windows()
 
 
-@job(executor_def=in_process_executor, tags=LIVE_RUN_TAGS, description="Write a closed broadcast's answered lines back to the viewer relations.")
+@job(executor_def=in_process_executor, tags=LIVE_RUN_TAGS,
+     description="Write a closed broadcast's answered lines back to the viewer relations and make its sheet tuning suggestions.")
 def live_pick_close_broadcast():
     close_broadcasts()
 

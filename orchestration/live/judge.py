@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import sqlalchemy as sa
 
-from orchestration.live import store
+from orchestration.live import sheets, store
 from rules.common import timestamps
 from rules.common.gates import empty_quarantine
 from rules.common.jsonl import dataset_path, read_raw
@@ -53,7 +53,7 @@ def judge_windows(
     chat_raw = pd.concat([lines[["dataset", "file", "line", "text"]], stray], ignore_index=True)
     raw = {"live_chat": chat_raw, **references(raw_dir, engine, config, now)}
     norm = normalise(raw, config)
-    sheet, relation = norm.tables["character_sheet"], norm.tables["viewer_relation"]
+    sheet, relation = versioned_sheet(engine, norm.tables["character_sheet"], raw_dir, now), norm.tables["viewer_relation"]
     chat = norm.tables["live_chat"]
     q = norm.quarantine[norm.quarantine["dataset"] == "live_chat"].copy() if len(norm.quarantine) else empty_quarantine()
     repeated = chat["msg_id"].isin(store.judged_msg_ids(engine, list(chat["msg_id"])))
@@ -62,7 +62,8 @@ def judge_windows(
         chat = chat[~repeated]
     window_of_line = dict(zip(lines["line"], zip(lines["character_id"], lines["window_ns"])))
     window_of = {m: window_of_line[int(l)] for m, l in zip(chat["msg_id"], chat["line"])}
-    judged = dataclasses.replace(norm, tables={**norm.tables, "live_chat": chat})
+    # Checks and summary vetting see the sheet versions the lines were judged with.
+    judged = dataclasses.replace(norm, tables={**norm.tables, "live_chat": chat, "character_sheet": sheet})
     rows = records(write_summaries(judge(chat, sheet, relation, config, tag_source(tags)), judged, config, summaries))
     audit = window_audit(rows, run_checks(judged, rows, config), window_of, canonical(tags), summaries)
     q["window"] = [window_of_line.get(int(l)) for l in q["line"]]
@@ -96,13 +97,20 @@ def window_audit(rows: list[dict], checks, window_of: dict, tagger: str, summari
     return out
 
 
+def versioned_sheet(engine: sa.Engine, file_sheet: pd.DataFrame, raw_dir: Path, now_ns: int) -> pd.DataFrame:
+    """Every stored version of the characters in the sheet file; the file is version 1 of a new character."""
+    sheets.seed_versions(engine, file_sheet, dataset_path(raw_dir, "character_sheet"), now_ns)
+    return sheets.versioned_sheet(engine, file_sheet)
+
+
 def _quarantine_rows(chat: pd.DataFrame, code: str, reason: str) -> pd.DataFrame:
     return pd.DataFrame({"dataset": "live_chat", "file": chat["file"], "line": chat["line"], "id": chat["msg_id"],
                          "reason_code": code, "reason": reason, "raw": None})
 
 
 def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig, clock) -> dict:
-    """Write the lines answered since the last close back to the viewer state, in one transaction.
+    """Write the lines answered since the last close back to the viewer state, in one transaction,
+    then make the broadcast's sheet tuning suggestions.
 
     Answered: the window's picks and the skipped lines an operator picked up on the console.
 
@@ -146,7 +154,12 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
             "character_id": character_id, "first_window_ns": judged[0][2], "last_window_ns": judged[-1][2],
             "closed_ns": now, "answered": answered,
         })
-    return {"character_id": character_id, "answered": answered, "closed": True}
+    # The closed broadcast's figures and sheet tuning suggestions, for the operator to decide on.
+    broadcast = {"character_id": character_id, "first_window_ns": judged[0][2], "last_window_ns": judged[-1][2]}
+    suggested = sheets.suggest_broadcast(engine, broadcast, config, now)
+    return {"character_id": character_id, "answered": answered, "closed": True,
+            "broadcast_id": sheets.broadcast_id(character_id, judged[0][2], config.timezone),
+            "suggestions": [s.suggestion_id for s in suggested.suggestions], "thin": suggested.thin}
 
 
 def broadcasts_to_close(engine: sa.Engine, now_ns: int, gap_seconds: float) -> list[str]:

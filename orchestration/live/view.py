@@ -62,3 +62,58 @@ def live_board_html(engine: sa.Engine) -> str:
     domain = domains.get("live_pick")
     report = domain.report(rows, None, [], None, {}, scope="live_pick · live windows")
     return render_board(Board("live_pick", rows, report, latency=latency))
+
+
+def suggestions_markdown(engine: sa.Engine, broadcast_id: str) -> str:
+    """One closed broadcast: its figures per topic, its suggestions with their status and rationale,
+    and the Launchpad config that applies each open one."""
+    from orchestration.live import sheets
+
+    fig = sheets.broadcast_figures(engine, broadcast_id)
+    if fig is None:
+        return f"No figures for broadcast {md_cell(broadcast_id)} yet."
+    t = fig["totals"]
+    out = [f"**{md_cell(broadcast_id)}** · judged with sheet version {fig['sheet_version']} · {t['lines']} lines: "
+           f"{t['answered']} answered, {t['cooldown_held']} held by cooldown, {t['closeness_held']} held by closeness, "
+           f"{t['deferred']} deferred by rank, {t['out_of_world']} out of world · repeat askers {t['repeat_askers']}", ""]
+    if fig["per_topic"]:
+        out += [md_table(["topic", "lines", "answered", "held: cooldown", "elapsed s (held)", "held: closeness", "levels (held)",
+                          "deferred", "repeat askers"],
+                         [[p["topic"], p["lines"], p["answered"], p["cooldown_held"], _short(p["elapsed"]), p["closeness_held"],
+                           _short(p["levels"]), p["deferred"], p["repeat_askers"]] for p in fig["per_topic"]]), ""]
+    found = sheets.list_suggestions(engine, broadcast_id)
+    if found:
+        out += ["### Suggestions", "", md_table(
+            ["id", "change", "current → proposed", "status", "rationale"],
+            [[s["suggestion_id"], s["field"] + (f"[{s['topic']}]" if s["topic"] else ""),
+              f"{s['current_value']} → {s['proposed_value']}",
+              s["status"] + (f" (v{s['applied_version']})" if s["applied_version"] else "") + (f": {s['reason']}" if s["reason"] else ""),
+              s["rationale"]] for s in found]), ""]
+        open_ids = [s["suggestion_id"] for s in found if s["status"] == "open"]
+        if open_ids:
+            out += ["Apply one from the Launchpad of the `apply_sheet_suggestion` job:", "", "```yaml",
+                    "ops:", "  apply_suggestion:", "    config:", f"      suggestion_id: {open_ids[0]}", "```", ""]
+    else:
+        out += ["No suggestion for this broadcast.", ""]
+    out += [f"- {md_cell(n)}" for n in fig["notes"]]
+    return "\n".join(out)
+
+
+def _short(values: list, n: int = 12) -> str:
+    return ", ".join(str(v) for v in values[:n]) + (" …" if len(values) > n else "")
+
+
+def history_markdown(engine: sa.Engine, character_id: str) -> str:
+    """Every version of a character's sheet: when, from what, by whom, and what changed."""
+    from orchestration.live import sheets
+    from rules.live_pick.sheets import diff
+
+    rows, prev, table = sheets.history(engine, character_id), None, []
+    for r in rows:
+        table.append([r["version"], r["created_at"], r["source"], r["suggestion_id"] or r["source_ref"], r["author"] or "—",
+                      r["reply_cooldown_sec"], ", ".join(f"{k} {v}" for k, v in r["min_closeness_by_topic"].items()),
+                      "; ".join(diff(prev, r)) or "as loaded"])
+        prev = r
+    if not table:
+        return f"No sheet version of {md_cell(character_id)} yet."
+    return md_table(["version", "made (UTC)", "source", "from", "by", "reply_cooldown_sec", "min_closeness_by_topic", "change"], table)

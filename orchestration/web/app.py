@@ -1,7 +1,8 @@
 """Assembles the web front: every area's routes under one Starlette application.
 
 Areas (each a module with `routes(config) -> list` and, when it keeps state, `lifespan(config)`):
-the live console (`orchestration.web.live`) and the admin pages (`orchestration.web.admin`).
+the live console (`orchestration.web.live`), the admin pages (`orchestration.web.admin`) and the
+sheet tuning suggestions (`orchestration.web.suggestions`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from orchestration.web import admin, live
+from orchestration.web import admin, live, suggestions
 from orchestration.web.config import WebConfig
 from orchestration.web.security import SecurityHeaders
 
 
-AREAS = (live, admin)
+AREAS = (live, admin, suggestions)
 
 
 def create_app(config: WebConfig | None = None) -> Starlette:

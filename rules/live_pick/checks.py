@@ -26,6 +26,7 @@ from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.reference import Expected, expected_verdicts
 from rules.live_pick.tags import DETERMINISTIC, TAGGERS, tag_source
+from rules.live_pick.sheets import VERSION
 from schemas import columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT
 
@@ -34,7 +35,7 @@ KEY_OF = {"live_chat": "msg_id", "character_sheet": "character_id", "viewer_rela
 LIST_COLUMNS = {("live_chat", "topic_tags"), ("character_sheet", "world_topic_tags"),
                 ("character_sheet", "banned_tags"), ("viewer_relation", "answered_topics")}
 MAP_COLUMNS = {("character_sheet", "min_closeness_by_topic")}
-COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec")
+COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec", "sheet_version")
 
 
 class _Context(VerdictRows):
@@ -46,7 +47,8 @@ class _Context(VerdictRows):
         self.run_tags = {m: p["tags"] for m, p in self.run.items()}
         self.expected: dict[str, Expected] = expected_verdicts(norm, config, self.run_tags)
         self._retagged: dict[str, dict] = {}
-        self.sheet = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
+        # (character_id, sheet_version): a line is checked against the version it was judged with.
+        self.sheet = {(r["character_id"], _version(r)): r for r in norm.tables["character_sheet"].to_dict("records")}
         self.relation = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
         self.known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and self.names(r, self.chat)]
@@ -73,7 +75,7 @@ class _Context(VerdictRows):
         if dataset == "live_chat":
             return line
         if dataset == "character_sheet":
-            return self.sheet.get(line["character_id"])
+            return self.sheet.get((line["character_id"], self.expected[msg_id].sheet_version))
         return self.relation.get(line["viewer_id"])
 
 
@@ -307,6 +309,11 @@ CHECKS = (
 # -- helpers -------------------------------------------------------------------------------
 
 
+def _version(sheet_row: dict) -> int | None:
+    v = sheet_row.get(VERSION)
+    return None if v is None or v != v else int(v)  # NaN (v != v) after a round-trip: unversioned
+
+
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
     d, field, agg, value = hashable(e.get("dataset")), hashable(e.get("field")), e.get("agg"), e.get("value")
     if d not in KEY_OF or field not in columns(DOMAIN, d):
@@ -340,7 +347,7 @@ def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
         n = int(line["viewer_id"] in ctx.relation)
         return None if same_json(value, n) else f"{n} relation rows for {line['viewer_id']}, evidence says {value!r}"
     if agg == "not_in" and (d, field) == ("character_sheet", "world_topic_tags"):
-        world = ctx.sheet[line["character_id"]]["world_topic_tags"]
+        world = ctx.cited_row(msg_id, "character_sheet")["world_topic_tags"]
         if value in (ctx.tags(msg_id) or []) and value not in world:
             return None
         return f"{value!r} is not a line tag missing from world_topic_tags"

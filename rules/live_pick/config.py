@@ -21,6 +21,29 @@ class ReportCriteria(common.ReportCriteria):
     pick_agreement_min: float = Field(0.9, ge=0, le=1)
 
 
+# Shorten reply_cooldown_sec when many in-world lines of a broadcast were held by it.
+class CooldownSuggestion(Strict):
+    min_held: int = Field(8, ge=1)
+    min_held_share: float = Field(0.25, ge=0, le=1)
+    step_sec: int = Field(30, ge=1, le=900)
+    floor_sec: int = Field(30, ge=0, le=900)
+
+
+# Lower a topic's min_closeness_by_topic when many of its lines were held by it.
+class ClosenessSuggestion(Strict):
+    min_held: int = Field(5, ge=1)
+    min_held_share: float = Field(0.4, ge=0, le=1)
+    max_step: float = Field(1, gt=0)
+
+
+# Tuning suggestions made when a broadcast closes (rules/live_pick/suggest.py).
+class SuggestionRules(Strict):
+    max_per_broadcast: int = Field(3, ge=1, le=10)
+    min_judged_lines: int = Field(20, ge=1)
+    cooldown: CooldownSuggestion = CooldownSuggestion()
+    closeness: ClosenessSuggestion = ClosenessSuggestion()
+
+
 class LivePickConfig(DomainConfig):
     window_seconds: int = Field(30, gt=0, le=3600)
     picks_per_window: int = Field(3, ge=1)
@@ -48,6 +71,7 @@ class LivePickConfig(DomainConfig):
         if v not in WRITERS:
             raise ValueError(f"summary_writer must be one of {', '.join(WRITERS)}")
         return v
+    suggestions: SuggestionRules = SuggestionRules()
 
 
 @lru_cache(maxsize=None)

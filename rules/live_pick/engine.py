@@ -12,6 +12,7 @@ import pandas as pd
 
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
+from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.explain import explain
 from rules.live_pick.tags import tag_lines
@@ -29,6 +30,7 @@ OUTPUT_COLUMNS = [
     "summary",
     "hedge",
     "provenance",
+    "sheet_version",
 ]
 
 RANK_KEYS = ["donation_amount", "is_question", "sent_at_ns", "msg_id"]
@@ -82,21 +84,21 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
     f["tag_discard"] = list(tagging["discard"])
     f["tagger"] = list(tagging["tagger"])
     f["row"] = np.arange(len(f))
-    f = f.merge(
-        sheet[["character_id", "character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec"]],
-        on="character_id",
-        how="left",
-        validate="many_to_one",
-    )
+    step = config.window_seconds * NS_PER_SEC
+    sent = f["sent_at_ns"].to_numpy(dtype="int64")
+    f["window_ns"] = sent - sent % step
+    # Each line is judged with the sheet version in force when its window opened.
+    f[VERSION] = version_in_force(f, sheet)
+    on = ["character_id", VERSION] if is_versioned(sheet) else ["character_id"]
+    sheet_cols = ["character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec"]
+    f = f.merge(sheet[[*on, *sheet_cols]], on=on, how="left", validate="many_to_one")
     rel = relation[["viewer_id", "nickname", "closeness_level", "answered_topics", "last_replied_at", "last_replied_ns"]]
     f = f.merge(rel.assign(has_relation=True), on="viewer_id", how="left", validate="many_to_one")
     f["has_relation"] = f["has_relation"].eq(True)
     f["closeness_level"] = f["closeness_level"].where(f["has_relation"], config.first_time_viewer.closeness_level).astype("int64")
     f["answered_topics"] = [a if isinstance(a, list) else [] for a in f["answered_topics"]]
 
-    step = config.window_seconds * NS_PER_SEC
     sent = f["sent_at_ns"].to_numpy(dtype="int64")
-    f["window_ns"] = sent - sent % step
     has_last = f["last_replied_ns"].notna().to_numpy()
     last = f["last_replied_ns"].astype("Int64").fillna(0).to_numpy(dtype="int64")
     f["has_last"] = has_last
@@ -109,7 +111,9 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
 
 def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     """Per line: tag count, first banned / off-world / answered tag, required closeness."""
-    ex = f[["row", "character_id", "viewer_id", "tags"]].explode("tags").dropna(subset=["tags"])
+    # A character's vocabulary and thresholds may differ between sheet versions: key by both.
+    f["sheet_key"] = f["character_id"].astype(str) + "\x1f" + f[VERSION].astype(str)
+    ex = f[["row", "sheet_key", "viewer_id", "tags"]].explode("tags").dropna(subset=["tags"])
     ex = ex.rename(columns={"tags": "tag"}).astype({"tag": object})
     ex["pos"] = np.arange(len(ex))  # keeps each line's tag order for "first"
 
@@ -121,17 +125,17 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
         hit = ex.merge(long, on=[key, "tag"], how="left")["hit"]
         return hit.eq(True).to_numpy()
 
-    sheet_cols = f.drop_duplicates("character_id")
-    ex["banned"] = flag(members(sheet_cols, "character_id", "banned_tags"), "character_id")
-    ex["world"] = flag(members(sheet_cols, "character_id", "world_topic_tags"), "character_id")
+    sheet_cols = f.drop_duplicates("sheet_key")
+    ex["banned"] = flag(members(sheet_cols, "sheet_key", "banned_tags"), "sheet_key")
+    ex["world"] = flag(members(sheet_cols, "sheet_key", "world_topic_tags"), "sheet_key")
     viewers = f.drop_duplicates("viewer_id")
     ex["answered"] = flag(members(viewers, "viewer_id", "answered_topics"), "viewer_id")
 
     mins = pd.DataFrame(
-        [(c, t, v) for c, m in zip(sheet_cols["character_id"], sheet_cols["min_closeness_by_topic"]) for t, v in m.items()],
-        columns=["character_id", "tag", "min_closeness"],
+        [(c, t, v) for c, m in zip(sheet_cols["sheet_key"], sheet_cols["min_closeness_by_topic"]) for t, v in m.items()],
+        columns=["sheet_key", "tag", "min_closeness"],
     )
-    ex = ex.merge(mins, on=["character_id", "tag"], how="left").sort_values("pos")
+    ex = ex.merge(mins, on=["sheet_key", "tag"], how="left").sort_values("pos")
     ex["in_map"] = ex["min_closeness"].notna()
     ex["min_closeness"] = pd.to_numeric(ex["min_closeness"]).astype(float).fillna(config.missing_topic_min_closeness)
 
@@ -194,7 +198,7 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
     out = []
     for row in verdicts[OUTPUT_COLUMNS].itertuples(index=False):
         d = row._asdict()
-        for k in ("rank_in_window", "cooldown_elapsed_sec"):
+        for k in ("rank_in_window", "cooldown_elapsed_sec", "sheet_version"):
             d[k] = None if pd.isna(d[k]) else int(d[k])
         out.append(d)
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
+from rules.live_pick.sheets import VERSION, in_force_at
 from rules.common.gates import Normalised
 
 
@@ -29,27 +30,31 @@ class Expected:
     tags: list | None
     required_closeness: float
     ranked_in_window: int | None = None
+    sheet_version: int | None = None
 
 
 def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[str, list | None] | None = None) -> dict[str, Expected]:
     """Every judged line's verdict; `run_tags` (msg_id → tags) replaces the gold tags of the
     lines a tagger run judged, so a run is re-computed on the tags it actually used."""
     run_tags = run_tags or {}
-    sheets = {r["character_id"]: r for r in norm.tables["character_sheet"].to_dict("records")}
+    sheets = defaultdict(list)  # every version of each character's sheet (one when unversioned)
+    for r in norm.tables["character_sheet"].to_dict("records"):
+        sheets[r["character_id"]].append(r)
     viewers = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
     out: dict[str, Expected] = {}
     survivors = defaultdict(list)
     step = config.window_seconds * NS_PER_SEC
     for line in norm.tables["live_chat"].to_dict("records"):
-        sheet = sheets[line["character_id"]]
+        sent_ns = int(line["sent_at_ns"])
+        window = sent_ns - sent_ns % step
+        versions = sheets[line["character_id"]]
+        sheet = in_force_at(versions, window) if VERSION in versions[0] else versions[0]
         viewer = viewers.get(line["viewer_id"])
         closeness = viewer["closeness_level"] if viewer else config.first_time_viewer.closeness_level
         answered = set(viewer["answered_topics"]) if viewer else set()
         last_ns = viewer["last_replied_ns"] if viewer and viewer["last_replied_at"] is not None else None
-        sent_ns = int(line["sent_at_ns"])
         elapsed = None if last_ns is None else int((sent_ns - int(last_ns)) // NS_PER_SEC)
         tags = run_tags[line["msg_id"]] if line["msg_id"] in run_tags else line["topic_tags"]
-        window = sent_ns - sent_ns % step
         required = max(
             (sheet["min_closeness_by_topic"].get(t, config.missing_topic_min_closeness) for t in tags or []),
             default=config.missing_topic_min_closeness,
@@ -73,6 +78,7 @@ def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[s
             cooldown_elapsed_sec=elapsed,
             tags=tags,
             required_closeness=required,
+            sheet_version=int(sheet[VERSION]) if VERSION in sheet else None,
         )
         out[e.msg_id] = e
         if verdict is None:

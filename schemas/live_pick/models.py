@@ -103,6 +103,7 @@ class Pick(BaseModel):
     summary: StrictStr
     hedge: StrictStr | None = None
     provenance: Provenance = None  # type: ignore[assignment]  # optional, never null
+    sheet_version: Annotated[JsonInt, Field(ge=1)] | None = None
 
 
 INPUT_MODELS: dict[str, type[BaseModel]] = {

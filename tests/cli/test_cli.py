@@ -65,9 +65,11 @@ def test_judge_output_reproduces_the_expected_fixture(judged, expected):
 def test_judge_rows_carry_every_output_column(judged):
     for r in judged["rows"]:
         assert set(r) == {"pick_id", "msg_id", "viewer_id", "character_id", "window_start", "verdict",
-                          "rank_in_window", "cooldown_elapsed_sec", "evidence", "summary", "hedge", "provenance"}
+                          "rank_in_window", "cooldown_elapsed_sec", "evidence", "summary", "hedge", "provenance",
+                          "sheet_version"}
         assert r["evidence"] and r["summary"]
         assert r["provenance"]["tagger"] == "gold" and r["provenance"]["summary"] == "template"
+        assert r["sheet_version"] is None  # a plain sheet file is unversioned
 
 
 def test_judge_writes_the_quarantined_rows_with_reason_codes(judged):

@@ -1,0 +1,97 @@
+"""The /suggestions page in headless Chromium: apply asks for confirmation (dismissing changes
+nothing), a rejection needs a reason, and the page shows the new state. Screenshots are kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from orchestration.live import sheets
+from orchestration.resources.warehouse import _engine
+from orchestration.web.app import create_app
+from orchestration.web.config import WebConfig
+from tests.live.broadcasts import FIRST, judge_and_close, write_raw
+
+SCREENS = Path(os.environ.get("VERDICTS_WEB_SCREENS", "/tmp/web_screens"))
+CHROMIUM = os.environ.get("VERDICTS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+TOKEN = "browser-token"
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}; install Debian's `chromium`")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    url = f"sqlite:///{tmp_path / 'wh.sqlite'}"
+    engine = _engine(url)
+    judge_and_close(engine, write_raw(tmp_path / "raw"), FIRST)
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(WebConfig(warehouse_url=url, token=TOKEN, home=tmp_path, port=port)),
+                                        host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 20
+    while not srv.started and time.time() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "the web front did not start"
+    yield f"http://127.0.0.1:{port}", engine
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_apply_confirms_and_reject_needs_a_reason(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    base, engine = server
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    dialogs: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+            page.goto(f"{base}/suggestions?token={TOKEN}")
+            page.screenshot(path=str(tmp_path / "suggestions.png"), full_page=True)
+            shutil.copy(tmp_path / "suggestions.png", SCREENS / "suggestions.png")
+            cool = page.locator("article.card", has_text="답변 쿨다운")
+
+            # dismissing the confirmation changes nothing
+            page.once("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            cool.locator("button.apply").click()
+            page.wait_for_timeout(300)
+            assert len(sheets.history(engine, "CH-0007")) == 1 and "180 → 150" in dialogs[0]
+
+            page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+            cool.locator("button.apply").click()
+            page.wait_for_selector("#flash:not([hidden])")
+            assert "sheet version 2" in page.locator("#flash").inner_text()
+            page.wait_for_selector("article.card.applied")  # after the reload
+            assert [h["reply_cooldown_sec"] for h in sheets.history(engine, "CH-0007")] == [180, 150]
+
+            stale = page.locator("article.card.stale")
+            assert stale.locator("button.apply").count() == 0
+            stale.locator("button.reject").click()
+            assert "거절 사유를 적어 주세요" in page.locator("#flash").inner_text()
+            stale.locator("input.reason").fill("추억 주제는 관계가 쌓인 뒤에 답합니다")
+            stale.locator("button.reject").click()
+            page.wait_for_selector("article.card.rejected")
+            assert "추억 주제는 관계가 쌓인 뒤에 답합니다" in page.locator("article.card.rejected").inner_text()
+            page.screenshot(path=str(tmp_path / "suggestions_after.png"), full_page=True)
+            shutil.copy(tmp_path / "suggestions_after.png", SCREENS / "suggestions_after.png")
+            assert not errors, errors
+        finally:
+            browser.close()
