@@ -137,6 +137,14 @@ def versioned_sheet(engine: sa.Engine, file_sheet: pd.DataFrame) -> pd.DataFrame
     return with_history(file_sheet, pd.DataFrame([dict(r) for r in rows], dtype=object) if rows else None)
 
 
+def newest_versions(engine: sa.Engine) -> tuple:
+    """(character_id, newest version) of every character: changes when a suggestion is applied."""
+    store.ensure_tables(engine)
+    with engine.connect() as conn:
+        return tuple(sorted(conn.execute(sa.select(versions.c.character_id, sa.func.max(versions.c.version))
+                                         .group_by(versions.c.character_id)).all()))
+
+
 def _sheet_row(r: dict) -> dict:
     out = {k: store.load_json(r[k]) if k in JSON_FIELDS else r[k] for k in SHEET_FIELDS}
     return {**out, VERSION: r["version"], EFFECTIVE: r["effective_ns"]}

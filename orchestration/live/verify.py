@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from evals.markdown import md_cell, md_table
 from orchestration.live import store
-from orchestration.live.judge import references
+from orchestration.live.judge import references, versioned_sheet
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import judge, records
 from rules.live_pick.normalise import normalise
@@ -37,7 +37,8 @@ def rejudge_windows(engine: sa.Engine, keys: list[tuple[str, int]], raw_dir: Pat
         raw = pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing", "line": [int(s) for s, _ in lines],
                             "text": [t for _, t in lines]}, columns=["dataset", "file", "line", "text"])
         norm = normalise({"live_chat": raw, **refs}, config)
-        batch = {r["msg_id"]: r for r in records(judge(norm.tables["live_chat"], norm.tables["character_sheet"],
+        sheet = versioned_sheet(engine, norm.tables["character_sheet"], raw_dir, now_ns)  # the versions the service used
+        batch = {r["msg_id"]: r for r in records(judge(norm.tables["live_chat"], sheet,
                                                        norm.tables["viewer_relation"], config, tag_source(tags)))}
         differing = sorted(m for m in set(batch) | set(streamed) if batch.get(m) != streamed.get(m))
         outcome = {"character_id": key[0], "window_ns": key[1], "window_start": window_start, "matches": not differing,

@@ -30,6 +30,7 @@ PAGE = """<!doctype html>
   <h1>라이브 선별 콘솔</h1>
   <span id="status" class="status">연결 중…</span>
   <span id="totals" class="totals"></span>
+  <a class="totals" href="/suggestions">설정표 조정 제안 →</a>
 </header>
 <main>
   <section class="flow">

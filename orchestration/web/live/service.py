@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from orchestration.live import store
-from orchestration.live.judge import references
+from orchestration.live import sheets, store
+from orchestration.live.judge import references, versioned_sheet
 from orchestration.resources.warehouse import _engine
 from orchestration.web.config import WebConfig
 from orchestration.web.live import records
@@ -269,9 +269,12 @@ class LiveService:
         new windows are judged against them. Unchanged content keeps the same snapshot, so
         windows opened together are ranked in one engine call."""
         raw = references(Path(self.config.input_dir), self.engine, self.rules, self.clock())
-        version = tuple(hash(tuple(raw[d]["text"])) for d in ("character_sheet", "viewer_relation"))
+        version = (*(hash(tuple(raw[d]["text"])) for d in ("character_sheet", "viewer_relation")), sheets.newest_versions(self.engine))
         if self.refs is None or self.refs.version != version:
-            self.refs = References.of(version, raw, self.rules)
+            refs = References.of(version, raw, self.rules)
+            # Every stored sheet version: each window is judged with the one in force when it opened.
+            refs.sheet = versioned_sheet(self.engine, refs.sheet, Path(self.config.input_dir), self.clock())
+            self.refs = refs
 
     # -- finishing windows ------------------------------------------------------------------------
 
