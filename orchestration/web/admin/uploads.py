@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from evals import augment
 from evals.board import e
 from orchestration.web.admin.page import domain_crumbs, page, url
+from rules.common.atomic import atomic_open, write_text
 
 STATUS_FILE = "status.json"
 
@@ -62,9 +63,7 @@ def _set(admin, domain: str, upload_id: str, **fields) -> None:
     current = {**(admin.jobs.get((domain, upload_id)) or {}), **fields}
     admin.jobs[(domain, upload_id)] = current
     path = _status_path(admin, domain, upload_id)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(current, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    write_text(path, json.dumps(current, ensure_ascii=False))
 
 
 def form(request: Request, domain: str, error: str = "") -> str:
@@ -121,7 +120,8 @@ async def upload(request: Request) -> Response:
         target = (folder / f"{dataset}.jsonl").resolve()
         if root not in target.parents:  # cannot happen with the fixed names; kept as the rule
             return _refuse(request, domain, "저장 위치가 업로드 폴더 밖입니다.", 400)
-        target.write_bytes(content)
+        with atomic_open(target, encoding=None) as fh:
+            fh.write(content)
     _set(state, domain, upload_id, state="queued", stage="대기", files=sorted(f"{d}.jsonl" for d in chosen))
     asyncio.get_running_loop().run_in_executor(state.executor, _judge, state, domain, upload_id)
     return RedirectResponse(url(domain, "uploads", upload_id), status_code=303)
