@@ -15,8 +15,14 @@ from orchestration.domains import Domain
 from orchestration.domains.wiring import wire
 
 
-def domain() -> Domain:
+def reporting():
+    """The report builder and golden loader, imported when a report is made (they load the statistics libraries)."""
     from evals.handoff import build_report, load_golden
+
+    return build_report, load_golden
+
+
+def domain() -> Domain:
     from rules.common.gates import Normalised
     from rules.common.jsonl import DatasetError
     from rules.handoff.checks import run_checks
@@ -44,4 +50,4 @@ def domain() -> Domain:
         return day_tables(last["view"], last["config"]) if "view" in last else {}
 
     return wire("handoff", load, lambda judged, config, tags: judge(judged.tables, config),
-                records, run_checks, load_config, build_report, load_golden, report_tables=side_tables)
+                records, run_checks, load_config, reporting, report_tables=side_tables)

@@ -6,8 +6,14 @@ from orchestration.domains import Domain
 from orchestration.domains.wiring import day_loader, wire
 
 
-def domain() -> Domain:
+def reporting():
+    """The report builder and golden loader, imported when a report is made (they load the statistics libraries)."""
     from evals.live_pick import build_report, load_golden
+
+    return build_report, load_golden
+
+
+def domain() -> Domain:
     from rules.live_pick.checks import run_checks
     from rules.live_pick.config import load_config
     from rules.live_pick.engine import judge, records
@@ -23,6 +29,6 @@ def domain() -> Domain:
         "live_pick",
         day_loader(read_input_dir, normalise, load_config, "live_chat", "sent_at"),
         judge_tables,
-        records, run_checks, load_config, build_report, load_golden,
+        records, run_checks, load_config, reporting,
         tag_sources=NAMES, summary_writers=WRITERS,
     )

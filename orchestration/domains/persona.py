@@ -8,9 +8,14 @@ from orchestration.domains import Domain
 from orchestration.domains.wiring import day_loader, wire
 
 
-def domain() -> Domain:
-    from evals.compare import compare_versions
+def reporting():
+    """The report builder and golden loader, imported when a report is made (they load the statistics libraries)."""
     from evals.persona import build_report, load_golden
+
+    return build_report, load_golden
+
+
+def domain() -> Domain:
     from rules.persona import verdicts as V
     from rules.persona.checks import run_checks
     from rules.persona.config import load_config
@@ -28,6 +33,8 @@ def domain() -> Domain:
         return turns, config
 
     def compare(input_dir: Path, a: str, b: str, character: str | None = None):
+        from evals.compare import compare_versions
+
         turns, _ = turns_with_codes(input_dir)
         if character:
             turns = turns[turns["character_code"] == character]
@@ -47,5 +54,5 @@ def domain() -> Domain:
 
     return wire(
         "persona", load, lambda norm, config, tags: judge(norm.tables["turns"], norm.tables["profiles"], config),
-        records, run_checks, load_config, build_report, load_golden, compare=compare, review=review,
+        records, run_checks, load_config, reporting, compare=compare, review=review,
     )

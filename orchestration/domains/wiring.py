@@ -38,13 +38,14 @@ def wire(
     records: Callable,
     run_checks: Callable,
     load_config: Callable,
-    build_report: Callable,
-    load_golden: Callable,
+    reporting: Callable[[], tuple[Callable, Callable]],
     report_tables: Callable[[], dict] = dict,
     **options,
 ) -> Domain:
     """The domain for the command line: `judge(judged input, config, tags, **judge_options)` gives the verdict frame
     (live_pick takes `summaries`, the summary writer's name),
+    `reporting()` imports and returns the domain's (build_report, load_golden) — only when a report is asked for,
+    so judging and validating never load the statistics libraries —
     `report_tables()` any extra tables `build_report` takes; `options` are the optional `Domain` fields."""
 
     def judge_dir(input_dir: Path, day: str | None = None, tags: str = "gold", **judge_options) -> Judged:
@@ -56,7 +57,11 @@ def wire(
         return run_checks(judged, rows, config), Judged([], norm.quarantine, norm.reconciliation(), judged)
 
     def report(rows, golden, checks, quarantine, reconciliation, scope):
+        build_report, _ = reporting()
         return build_report(rows, golden, checks=checks, quarantine=quarantine, reconciliation=reconciliation,
                             config=load_config(), scope=scope, **report_tables())
+
+    def load_golden(path: Path) -> list[dict]:
+        return reporting()[1](path)
 
     return Domain(name, judge_dir, check_dir, report, load_golden, **options)
