@@ -17,6 +17,7 @@
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
     verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml]
+                   [--summary template|openai]
     verdicts worker [--name NAME] [--concurrency N] [--pool prefork|solo]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -163,6 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8765)
     sv.add_argument("--tags", default="model", help="live_pick tagger for the live console: lexicon, kiwi, openai, gold, model (= kiwi, default)")
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
+    sv.add_argument("--summary", help="live_pick summary writer: template or openai (default: VERDICTS_LIVE_SUMMARY, else template)")
     sv.add_argument("--config", type=Path, help="live_pick rules configuration (default: rules/live_pick/config.yaml)")
     sv.set_defaults(func=cmd_serve)
 
@@ -569,13 +571,20 @@ def cmd_serve(args) -> int:
 
     from orchestration.web.app import create_app
     from orchestration.web.config import WebConfig
+    from rules.live_pick.summaries import writer
 
     settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms}
     if args.input:
         settings["input_dir"] = args.input.resolve()
     if args.config:
         settings["rules_config"] = args.config.resolve()
+    if args.summary:
+        settings["summaries"] = args.summary
     config = WebConfig(**settings)
+    try:  # an unknown writer or a model endpoint without its settings: say so before serving
+        writer(config.summaries)
+    except ValueError as exc:
+        raise UsageError(f"--summary {config.summaries}: {exc}") from None
     uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio")
     return EXIT_OK
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestration import environment
+from orchestration.live.settings import live_settings
 
 TOKEN_ENV = "VERDICTS_LIVE_TOKEN"
 
@@ -18,6 +19,8 @@ class WebConfig:
     port: int = 8765
     tags: str = "model"
     grace_ms: int = 200
+    summaries: str = field(default_factory=lambda: live_settings().summaries)
+    """live_pick summary writer of the live console: `template` or `openai` (default: VERDICTS_LIVE_SUMMARY)."""
     token: str | None = field(default_factory=lambda: os.environ.get(TOKEN_ENV) or None)
     warehouse_url: str = field(default_factory=environment.warehouse_url)
     home: Path = field(default_factory=environment.verdicts_home)

@@ -31,6 +31,7 @@ from orchestration.web.live.windows import Key, References, Window, add_lines, f
 from rules.common import timestamps
 from rules.common.gates import DUPLICATE_ID
 from rules.live_pick.config import load_config
+from rules.live_pick.summaries import writer
 from rules.live_pick.tags import tag_source
 
 log = logging.getLogger("verdicts.live")
@@ -72,6 +73,8 @@ class LiveService:
         self.engine = _engine(config.warehouse_url, sqlite_synchronous="NORMAL")
         self.rules = load_config(str(config.rules_config) if config.rules_config else None)
         self.tagger = tag_source(config.tags)
+        self.writer = writer(config.summaries)
+        """The summary writer (None: the rules' template sentences), as `verdicts judge --summary`."""
         self.step = self.rules.window_seconds * timestamps.NS_PER_SEC
         self.grace = int(config.grace_ms * 1_000_000)
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="live-judge")
@@ -258,7 +261,7 @@ class LiveService:
 
     def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int) -> dict:
         refs = self.refs
-        rows = judge_late(chat, refs, self.rules, self.tagger)
+        rows = judge_late(chat, refs, self.rules, self.tagger, self.writer)
         seq_of = {m: int(s) for m, s in zip(chat["msg_id"], chat["line"])}
         records.store_late(self.engine, key, rows, seq_of, arrived, now)
         return {"type": "late", "character_id": key[0], "window_ns": key[1],
@@ -294,7 +297,7 @@ class LiveService:
         judged_ns = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
-        for window, fin in zip(done, finish(done, self.rules, self.tagger)):
+        for window, fin in zip(done, finish(done, self.rules, self.tagger, self.writer)):
             key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step

@@ -5,8 +5,11 @@ engine (out of world, just answered, closeness), which depend on nothing else in
 A filtered line's verdict row is final when its batch is done, and its share of the seed's
 checks is run then. When the window finishes, only the survivors are ranked (the same
 `judge` over the survivors alone: the filtered lines take no part in the ranking), pick ids
-are settled over the whole window, and the survivors' checks are added. No rule is written
-here: every verdict comes from `rules.live_pick.engine.judge`, every check from `run_checks`.
+are settled over the whole window, and the survivors' checks are added. With a model summary
+writer, the finished window's sentences are written as the batch path writes them
+(`write_summaries`, one call per window) and the window is checked again whole, on the
+sentences kept. No rule is written here: every verdict comes from `rules.live_pick.engine.judge`,
+every check from `run_checks`.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from rules.common.gates import Normalised, empty_quarantine
 from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.engine import judge, pick_ids, records
+from rules.live_pick.engine import OUTPUT_COLUMNS, judge, pick_ids, records
 from rules.live_pick.normalise import normalise
+from rules.live_pick.summaries import write_summaries
 from rules.live_pick.tags import Proposal
 
 Key = tuple[str, int]
@@ -98,11 +102,20 @@ class Remembered:
         return self.proposals
 
 
+def _normalised(chat: pd.DataFrame, refs: References) -> Normalised:
+    return Normalised({"live_chat": chat.drop(columns=["window_ns"], errors="ignore"),
+                       "character_sheet": refs.sheet, "viewer_relation": refs.relation}, empty_quarantine())
+
+
 def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: LivePickConfig) -> list[CheckResult]:
     """The seed's checks on part of a window: the rows and the (tagged) lines they judge."""
-    norm = Normalised({"live_chat": chat.drop(columns=["window_ns"], errors="ignore"),
-                       "character_sheet": refs.sheet, "viewer_relation": refs.relation}, empty_quarantine())
-    return run_checks(norm, rows, config)
+    return run_checks(_normalised(chat, refs), rows, config)
+
+
+def summarise(rows: list[dict], chat: pd.DataFrame, refs: References, config: LivePickConfig, writer) -> list[dict]:
+    """The rows with the writer's sentences where they pass the checks, as the batch path keeps them."""
+    written = write_summaries(pd.DataFrame(rows, columns=OUTPUT_COLUMNS), _normalised(chat, refs), config, writer)
+    return [{**r, "summary": s, "provenance": p} for r, s, p in zip(rows, written["summary"], written["provenance"])]
 
 
 def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: References, config: LivePickConfig,
@@ -155,9 +168,11 @@ class Finished:
     window_start: str
 
 
-def finish(windows: list[Window], config: LivePickConfig, tagger) -> list[Finished]:
+def finish(windows: list[Window], config: LivePickConfig, tagger, writer=None) -> list[Finished]:
     """Rank the survivors of windows finishing together (one engine call and one checks call per
-    set of references), settle pick ids within each window, complete each window's checks."""
+    set of references), settle pick ids within each window, complete each window's checks.
+
+    `writer`: a model summary writer (`rules.live_pick.summaries.writer`), None for the template."""
     ranked: dict[Key, list[dict]] = {w.key: [] for w in windows}
     extra: dict[Key, list[CheckResult]] = {}
     groups: dict[int, list[Window]] = {}
@@ -191,9 +206,14 @@ def finish(windows: list[Window], config: LivePickConfig, tagger) -> list[Finish
                 checks = [check_part(pd.concat(w.filtered_chat, ignore_index=True), w.filtered, w.refs, config)]
         if w.key in extra:
             checks.append(extra[w.key])
+        # the batch order within a window: the writer's budget is spent in this order
+        rows.sort(key=lambda r: (r["rank_in_window"] is None, r["rank_in_window"] or 0, w.sent_ns[r["msg_id"]], r["msg_id"]))
+        if writer is not None and rows:
+            chat = pd.concat(w.filtered_chat + w.survivors, ignore_index=True)
+            rows = summarise(rows, chat, w.refs, config, writer)
+            checks = [check_part(chat, rows, w.refs, config)]  # the sentences kept are checked too
         if not checks:
             checks.append(check_part(_no_lines(), [], w.refs, config))
-        rows.sort(key=lambda r: (r["rank_in_window"] is None, r["rank_in_window"] or 0, w.sent_ns[r["msg_id"]], r["msg_id"]))
         start = rows[0]["window_start"] if rows else timestamps.format_ns(w.key[1], w.form or "", config.timezone)
         out.append(Finished(rows, merge_checks(checks), start))
     return out
@@ -216,6 +236,9 @@ def merge_checks(parts: list[list[CheckResult]]) -> list[CheckResult]:
     return out
 
 
-def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig, tagger) -> list[dict]:
-    """Late lines of one finished window, judged among themselves in a follow-up."""
-    return records(judge(chat.drop(columns=["window_ns"], errors="ignore"), refs.sheet, refs.relation, config, tagger))
+def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig, tagger, writer=None) -> list[dict]:
+    """Late lines of one finished window, judged among themselves in a follow-up (with the window's summary writer)."""
+    verdicts = judge(chat.drop(columns=["window_ns"], errors="ignore"), refs.sheet, refs.relation, config, tagger)
+    if writer is not None:
+        verdicts = write_summaries(verdicts, _normalised(chat, refs), config, writer)
+    return records(verdicts)
