@@ -65,7 +65,7 @@ def judge_windows(
     # Checks and summary vetting see the sheet versions the lines were judged with.
     judged = dataclasses.replace(norm, tables={**norm.tables, "live_chat": chat, "character_sheet": sheet})
     rows = records(write_summaries(judge(chat, sheet, relation, config, tag_source(tags)), judged, config, summaries))
-    audit = window_audit(rows, run_checks(judged, rows, config), window_of, canonical(tags), summaries)
+    audit = window_audit(rows, run_checks(judged, rows, config), window_of, canonical(tags), summaries, keys)
     q["window"] = [window_of_line.get(int(l)) for l in q["line"]]
     step = config.window_seconds * timestamps.NS_PER_SEC
     forms = dict(zip(chat["msg_id"], chat["sent_at_form"]))
@@ -82,11 +82,12 @@ def judge_windows(
             "checks_failed": failed, "summaries": summary_counts(rows)}
 
 
-def window_audit(rows: list[dict], checks, window_of: dict, tagger: str, summaries: str) -> dict:
-    """Per window: the tagger and writer, summaries kept / fallen back, checks run and failed
-    (a check fails for a window when one of its failing ids is a line of that window)."""
+def window_audit(rows: list[dict], checks, window_of: dict, tagger: str, summaries: str, keys=None) -> dict:
+    """Per window (`keys`, else those of the rows): the tagger and writer, summaries kept / fallen
+    back, checks run and failed (a check fails for a window when one of its failing ids is a line
+    of that window)."""
     out: dict = {}
-    for key in set(window_of.values()):
+    for key in set(window_of.values()) if keys is None else keys:
         lines = [r for r in rows if window_of[r["msg_id"]] == key]
         ids = {r["msg_id"] for r in lines}
         counts = summary_counts(lines)

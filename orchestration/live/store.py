@@ -5,8 +5,10 @@
 - `live_pick_live_windows`: one row per judged (character, window): end, judged and stored
   times, latency from window close to verdicts stored. Its primary key makes a window judged once.
 - `live_pick_live_verdicts` / `live_pick_live_quarantine`: what the window job produced.
-- `live_pick_live_audit`: per judged window, the tagger and summary writer used, model summaries
-  kept and fallen back, and the seed's checks run on the window's verdicts (failing ids by check).
+- `live_pick_live_audit`: per judged window (by a Dagster run or the live service), the tagger and
+  summary writer used, model summaries kept and fallen back, the seed's checks run on the window's
+  verdicts (failing ids by check), and its counts: landing lines, judged, quarantined, late
+  (kept current as late lines are recorded) and close → stored latency.
 - `live_pick_live_late`: lines that arrived after their window was judged.
 - `live_pick_viewer_state`: viewer relations, seeded from the reference file, updated when
   a broadcast closes; `live_pick_broadcasts`: closed broadcasts.
@@ -23,6 +25,7 @@ SQLite runs in WAL mode (readers do not block the writer); PostgreSQL as is.
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pandas as pd
 import sqlalchemy as sa
@@ -85,6 +88,12 @@ audit = sa.Table(
     sa.Column("summaries_fallback", sa.Integer, nullable=False),
     sa.Column("checks_run", sa.Integer, nullable=False),
     sa.Column("checks_failed", JSON, nullable=False),
+    # nullable: added after the first warehouses were made (`ensure_tables` adds them)
+    sa.Column("lines", sa.Integer),
+    sa.Column("judged", sa.Integer),
+    sa.Column("quarantined", sa.Integer),
+    sa.Column("late", sa.Integer),
+    sa.Column("latency_ms", sa.Float),
 )
 late = sa.Table(
     "live_pick_live_late", metadata,
@@ -154,6 +163,37 @@ pickups = sa.Table(
 
 def ensure_tables(engine: sa.Engine) -> None:
     metadata.create_all(engine)
+    _add_new_columns(engine)
+
+
+def _add_new_columns(engine: sa.Engine) -> None:
+    """Columns added to a table after a warehouse made it (all nullable), added in place."""
+    inspector = sa.inspect(engine)
+    missing = [(t, c) for t in metadata.sorted_tables for c in t.columns
+               if c.name not in {have["name"] for have in inspector.get_columns(t.name)}]
+    if not missing:
+        return
+    guard = "IF NOT EXISTS " if engine.dialect.name == "postgresql" else ""
+    for table, col in missing:
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.text(f'ALTER TABLE "{table.name}" ADD COLUMN {guard}"{col.name}" {col.type.compile(dialect=engine.dialect)}'))
+        except sa.exc.OperationalError as exc:  # SQLite: another process added it first
+            if "duplicate column" not in str(exc):
+                raise
+
+
+def audit_row(key: tuple[str, int], audit: dict, lines: int, judged: int, quarantined: int, latency_ms: float) -> dict:
+    """The audit row of a window just stored (no line is late yet)."""
+    return {"character_id": key[0], "window_ns": key[1], **audit, "lines": lines, "judged": judged,
+            "quarantined": quarantined, "late": 0, "latency_ms": latency_ms}
+
+
+def count_late(conn, counts: dict[tuple[str, int], int]) -> None:
+    """Late lines just recorded, added to their windows' audit rows."""
+    for (character, window_ns), n in counts.items():
+        conn.execute(sa.update(audit).where(audit.c.character_id == character, audit.c.window_ns == window_ns)
+                     .values(late=sa.func.coalesce(audit.c.late, 0) + n))
 
 
 def landing_row(text: str, arrived_ns: int, window_seconds: int, tz: str) -> dict:
@@ -299,7 +339,9 @@ def store_windows(
                 "latency_ms": latencies[key], "lines": meta["lines"], "run_id": run_id,
             })
             if audit_of and key in audit_of:
-                conn.execute(audit.insert(), {"character_id": key[0], "window_ns": key[1], **audit_of[key]})
+                conn.execute(audit.insert(), audit_row(
+                    key, audit_of[key], meta["lines"], sum(1 for r in new if window_of[r["msg_id"]] == key),
+                    sum(1 for r in q if r.get("window") is not None and tuple(r["window"]) == key), latencies[key]))
     return latencies
 
 
@@ -327,6 +369,7 @@ def record_late(engine: sa.Engine) -> int:
         rows = [dict(r._mapping) for r in conn.execute(q)]
         if rows:
             conn.execute(late.insert(), rows)
+            count_late(conn, Counter((r["character_id"], int(r["window_ns"])) for r in rows))
     return len(rows)
 
 

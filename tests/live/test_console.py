@@ -120,6 +120,42 @@ def test_a_late_line_never_changes_its_window_and_is_judged_in_a_follow_up(sampl
     assert refused.value.code == 404  # a late line is not part of any window's verdicts
 
 
+def test_every_finished_window_has_its_audit_row_with_the_windows_counts(sample_run):
+    """One audit row per window the service finished, written with the window: what the Dagster
+    record shows for it; late lines are counted on their window's row as they are recorded."""
+    import sqlalchemy as sa
+
+    from orchestration.live import store
+
+    service, lines, _, _, frames = sample_run
+    last = frames[-1]
+    straggler = json.loads(next(t for t in lines if last["verdicts"][0]["msg_id"] in t))
+    straggler["msg_id"] = "MSG-LATE-AUDIT"
+
+    async def send_late():
+        async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
+            await ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)])
+            while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "late":
+                pass
+
+    asyncio.run(send_late())
+    engine = sa.create_engine(f"sqlite:///{service.tmp / 'warehouse.sqlite'}")
+    with engine.connect() as conn:
+        audit = {(a.character_id, int(a.window_ns)): a for a in conn.execute(sa.select(store.audit))}
+        stored = {(w.character_id, int(w.window_ns)): w for w in conn.execute(sa.select(store.windows))}
+        late = Counter((c, int(w)) for c, w in conn.execute(sa.select(store.late.c.character_id, store.late.c.window_ns)))
+    engine.dispose()
+    assert len(audit) == len(frames) and set(audit) == set(stored)
+    assert late[(last["character_id"], last["window_end_ns"] - 30 * 10**9)] >= 1
+    for f in frames:
+        k = (f["character_id"], f["window_end_ns"] - 30 * 10**9)
+        a = audit[k]
+        assert (a.lines, a.judged, a.quarantined, a.late) == (f["lines"], len(f["verdicts"]), len(f["quarantined"]), late[k]), k
+        assert a.latency_ms == stored[k].latency_ms and a.latency_ms > 0
+        assert (a.tagger, a.summary_writer, a.checks_run, store.load_json(a.checks_failed)) == ("kiwi", "template", 15, {})
+        assert a.summaries_kept == 0 and a.summaries_fallback == 0
+
+
 def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
     service, _, _, _, frames = sample_run
     skipped = next(r for f in frames for r in f["verdicts"] if r["verdict"] == "다음 차례로 미룸" or r["verdict"] == "방금 답한 주제")

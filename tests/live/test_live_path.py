@@ -131,6 +131,9 @@ def test_every_line_is_judged_once_as_the_batch_engine_judges_it(live):
     assert set(audit["tagger"]) == {"kiwi"} and set(audit["summary_writer"]) == {"template"}
     assert (audit["checks_run"] == 15).all()
     assert all(not store.load_json(f) for f in audit["checks_failed"])
+    both = audit.merge(wins, on=["character_id", "window_ns"], suffixes=("", "_window"))
+    assert (both["lines"] == both["lines_window"]).all() and (both["latency_ms"] == both["latency_ms_window"]).all()
+    assert both["judged"].sum() == len(rows) and (both["late"] == 0).all()
     assert all(r["provenance"]["tagger"] == "kiwi" for r in rows)
     # judged after the window closed plus grace, within the loop's step and run time
     assert (wins["latency_ms"] >= 2000).all() and (wins["latency_ms"] <= 11000).all()
@@ -151,6 +154,10 @@ def test_a_line_after_its_window_was_judged_is_recorded_late(live):
     with warehouse.engine.connect() as conn:
         late = conn.execute(sa.select(store.late.c.msg_id)).scalars().all()
     assert late == ["MSG-LATE-0001"]
+    with warehouse.engine.connect() as conn:  # counted on its window's audit row
+        counted = dict(conn.execute(sa.select(store.audit.c.window_ns, store.audit.c.late)
+                                    .where(store.audit.c.character_id == straggler["character_id"])).all())
+    assert sum(counted.values()) == 1
     assert "MSG-LATE-0001" not in {r["msg_id"] for r in live_rows(warehouse)}
     again = live_pick_window_sensor(build_sensor_context(instance=instance, resources={"warehouse": warehouse}))
     assert isinstance(again, SkipReason)

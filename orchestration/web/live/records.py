@@ -54,14 +54,17 @@ def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, 
                   "arrived_ns": arrived_ns[r["msg_id"]], "judged_ns": now_ns} for r in rows if seq_of[r["msg_id"]] not in have]
         if fresh:  # the sensor path may have recorded some of them already
             conn.execute(store.late.insert(), fresh)
+            store.count_late(conn, {key: len(fresh)})
         conn.execute(store.late_verdicts.insert(), [
             {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r}
             for r in rows])
 
 
 def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, rows: list[dict],
-                 tags_of: dict, seq_of: dict, checks: list[dict], quarantined: list[dict], judged_ns: int, clock) -> tuple[int, float] | None:
-    """Verdicts, the window row (close → stored latency) and the push record, in one transaction.
+                 tags_of: dict, seq_of: dict, checks: list[dict], quarantined: list[dict], judged_ns: int, clock,
+                 audit: dict) -> tuple[int, float] | None:
+    """Verdicts, the window row (close → stored latency), its audit row (as a Dagster run writes
+    one) and the push record, in one transaction.
 
     Returns (push sequence, stored latency ms), or None when the window was already judged
     (the Dagster sensor got there first: a window is judged once).
@@ -79,6 +82,7 @@ def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: 
         conn.execute(store.windows.insert(), {
             "character_id": key[0], "window_ns": key[1], "window_start": window_start, "window_end_ns": window_end_ns,
             "judged_ns": judged_ns, "stored_ns": stored_ns, "latency_ms": latency, "lines": lines, "run_id": store.LIVE_SERVICE})
+        conn.execute(store.audit.insert(), store.audit_row(key, audit, lines, len(rows), len(quarantined), latency))
         push = conn.execute(store.pushes.insert().returning(store.pushes.c.push_seq), {
             "character_id": key[0], "window_ns": key[1], "checks": checks, "quarantined": quarantined,
             "msg_order": [r["msg_id"] for r in rows], "pushed_ms": None}).scalar_one()

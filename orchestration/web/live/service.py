@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from orchestration.live import sheets, store
-from orchestration.live.judge import references, versioned_sheet
+from orchestration.live.judge import references, versioned_sheet, window_audit
 from orchestration.resources.warehouse import _engine
 from orchestration.web.config import WebConfig
 from orchestration.web.live import records
@@ -32,7 +32,7 @@ from rules.common import timestamps
 from rules.common.gates import DUPLICATE_ID
 from rules.live_pick.config import load_config
 from rules.live_pick.summaries import writer
-from rules.live_pick.tags import tag_source
+from rules.live_pick.tags import canonical, tag_source
 
 log = logging.getLogger("verdicts.live")
 CHAT_SHOWN = 40
@@ -301,8 +301,10 @@ class LiveService:
             key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step
+            audit = window_audit(fin.rows, fin.checks, {r["msg_id"]: key for r in fin.rows}, canonical(self.config.tags),
+                                 self.config.summaries, [key])[key]
             stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, window.tags_of,
-                                          window.seq_of, checks, window.quarantined, judged_ns, self.clock)
+                                          window.seq_of, checks, window.quarantined, judged_ns, self.clock, audit)
             if stored is None:
                 log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
                 continue
