@@ -120,6 +120,7 @@ class Receiver(threading.Thread):
         self.port = port
         self.frames: list[tuple[int, dict]] = []
         self.late_lines = 0
+        self.late_seen: set[int] = set()
         self.stopping = False
         self.last: str | None = None
 
@@ -143,7 +144,8 @@ class Receiver(threading.Thread):
                         if frame["type"] == "window":
                             self.frames.append((got, frame))
                             self.last = f"{frame['character_id']}/{frame['window_start']}"
-                        elif frame["type"] == "late":
+                        elif frame["type"] == "late" and frame["late_seq"] not in self.late_seen:  # resent on resume
+                            self.late_seen.add(frame["late_seq"])
                             self.late_lines += frame["lines"]
             except (OSError, websockets.exceptions.ConnectionClosed, websockets.exceptions.InvalidStatus):
                 await asyncio.sleep(0.3)

@@ -15,6 +15,8 @@
 - `live_pick_live_pushes`: windows the live service finished and pushed, in push order (the
   resume cursor), with the seed's checks and the window end → frame sent latency.
 - `live_pick_live_late_verdicts`: the follow-up verdicts of late lines (never the window's own).
+- `live_pick_live_late_pushes`: the `late` frames the live service pushed, in push order: each
+  after the window push it followed (`after_push`), with its lines in frame order.
 - `live_pick_live_pickups`: skipped lines the operator picked up; answered at broadcast close.
 - `live_pick_live_rejudged`: the Dagster run's batch re-judgement of each window the live
   service finished: whether the streamed verdicts matched, and the msg_ids that did not.
@@ -136,6 +138,16 @@ late_verdicts = sa.Table(
     sa.Column("character_id", sa.Text, nullable=False),
     sa.Column("window_ns", sa.BigInteger, nullable=False),
     sa.Column("row", JSON, nullable=False),
+)
+late_pushes = sa.Table(
+    "live_pick_live_late_pushes", metadata,
+    sa.Column("late_seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("after_push", sa.BigInteger, nullable=False),
+    sa.Column("character_id", sa.Text, nullable=False),
+    sa.Column("window_ns", sa.BigInteger, nullable=False),
+    sa.Column("window_start", sa.Text),
+    sa.Column("seq_order", JSON, nullable=False),
+    sa.Index("ix_live_pick_live_late_pushes_after", "after_push"),
 )
 LIVE_SERVICE = "live-service"
 """`run_id` of a window the live service finished (a Dagster run writes its own run id)."""

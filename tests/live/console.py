@@ -140,6 +140,21 @@ async def windows(url: str, until, after: str | None = None, timeout: float = 30
     return frames
 
 
+async def until_resumed(ws) -> list[dict]:
+    """What a console socket is sent before `resumed`: the history it asked for."""
+    got = []
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        if frame["type"] == "resumed":
+            return got
+        got.append(frame)
+
+
+def pushed(frames: list[dict]) -> list[dict]:
+    """The window and late frames, in the order they came."""
+    return [f for f in frames if f["type"] in ("window", "late")]
+
+
 def window_frames(frames: list[dict]) -> list[dict]:
     return [f for f in frames if f["type"] == "window"]
 

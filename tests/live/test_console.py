@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from orchestration import domains
 from tests.conftest import SEEDS
-from tests.live.console import Service, as_frames, ingest, key, sample_lines, window_frames, windows
+from tests.live.console import Service, as_frames, ingest, key, pushed, sample_lines, until_resumed, window_frames, windows
 
 pytestmark = pytest.mark.slow
 TOKEN = "s3cret-token"
@@ -100,7 +100,7 @@ def test_a_late_line_never_changes_its_window_and_is_judged_in_a_follow_up(sampl
 
     async def send_and_watch():
         async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
-            assert json.loads(await ws.recv())["type"] == "resumed"
+            await until_resumed(ws)
             told = await ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)])
             while True:
                 frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
@@ -134,8 +134,9 @@ def test_every_finished_window_has_its_audit_row_with_the_windows_counts(sample_
 
     async def send_late():
         async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
+            await until_resumed(ws)
             await ingest(service.ws, [json.dumps(straggler, ensure_ascii=False)])
-            while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "late":
+            while "MSG-LATE-AUDIT" not in await asyncio.wait_for(ws.recv(), 10):
                 pass
 
     asyncio.run(send_late())
@@ -162,7 +163,7 @@ def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
 
     async def pick_and_watch():
         async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1])) as ws:
-            assert json.loads(await ws.recv())["type"] == "resumed"
+            await until_resumed(ws)
             req = urllib.request.Request(service.http + "/live/pickup", data=json.dumps({"msg_id": skipped["msg_id"]}).encode(),
                                          method="POST", headers={"content-type": "application/json"})
             out = await asyncio.to_thread(lambda: json.loads(urllib.request.urlopen(req).read()))
@@ -311,3 +312,56 @@ def test_the_dagster_run_re_judges_every_streamed_window_and_names_a_difference(
     evaluation = instance.event_log_storage.get_latest_asset_check_execution_by_key(
         [next(iter(live_matches_batch.check_keys))])
     assert evaluation, f"the run reported {MATCHES_BATCH} to the instance"
+
+
+def test_a_resuming_console_gets_windows_and_late_frames_as_first_pushed_in_push_order(sample_run):
+    """Late frames interleaved with windows: a console resuming gets each window and late frame
+    pushed after the window it names, in the order they were pushed live, with the same content,
+    once each; the same after a restart (rebuilt from the store) and by a resume message."""
+    service, lines, _, _, frames = sample_run
+
+    def line(of: dict, msg_id: str, **change) -> str:
+        row = json.loads(next(t for t in lines if of["msg_id"] in t))
+        return json.dumps({**row, "msg_id": msg_id, **change}, ensure_ascii=False)
+
+    late_1 = line(frames[0]["verdicts"][0], "MSG-RESUME-LATE-1")
+    fresh = line(frames[1]["verdicts"][0], "MSG-RESUME-FRESH", sent_at="2026-09-08T23:59:40")  # a new window, long over
+    late_2 = line(frames[2]["verdicts"][0], "MSG-RESUME-LATE-2")
+
+    async def watch_live():
+        async with websockets.connect(service.ws + "/ws/windows?after=" + key(frames[-1]), max_size=None) as ws:
+            before = pushed(await until_resumed(ws))  # late frames of earlier tests
+            live = []
+            for text, msg_id in ((late_1, "MSG-RESUME-LATE-1"), (fresh, "MSG-RESUME-FRESH"), (late_2, "MSG-RESUME-LATE-2")):
+                told = await ingest(service.ws, [text])
+                assert told["acked"] == 1 and not told["quarantined"], told
+                while not any(msg_id in [r["msg_id"] for r in f.get("verdicts", [])] for f in live):
+                    live += pushed([json.loads(await asyncio.wait_for(ws.recv(), 15))])
+            return before, live
+
+    before, live = asyncio.run(watch_live())
+    assert [f["type"] for f in live] == ["late", "window", "late"], "each sent on its own, in that order"
+    assert live[1]["seq"] > frames[-1]["seq"] and live[0]["after"] == frames[-1]["seq"] and live[2]["after"] == live[1]["seq"]
+    assert [(f["character_id"], f["window_start"]) for f in (live[0], live[2])] == [
+        (frames[0]["character_id"], frames[0]["window_start"]), (frames[2]["character_id"], frames[2]["window_start"])]
+    expected = before + live
+
+    def history(after: str, send=()) -> list[list[dict]]:
+        got = asyncio.run(windows(service.ws, lambda fs: sum(f["type"] == "resumed" for f in fs) > len(send),
+                                  after=after, send=list(send)))
+        parts, part = [], []
+        for f in got:
+            if f["type"] == "resumed":
+                parts.append(pushed(part))
+                part = []
+            else:
+                part.append(f)
+        return parts
+
+    assert history(key(frames[-1])) == [expected]
+    cut = len(frames) - 3
+    assert history(key(frames[cut - 1])) == [frames[cut:] + expected]
+    service.stop()  # rebuilt from the store, not from what the service remembers
+    service.start()
+    assert history(key(frames[-1])) == [expected]
+    assert history(key(live[1]), send=[{"type": "resume", "after": key(frames[-1])}]) == [[live[2]], expected]

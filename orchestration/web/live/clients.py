@@ -16,8 +16,9 @@ class Client:
     def __init__(self, limit: int):
         self.queue: asyncio.Queue = asyncio.Queue(maxsize=limit)
         self.dropped = asyncio.Event()
-        self.last_seq = 0
-        """The last window frame this client was sent: later copies are skipped."""
+        self.last_seq = (0, 0)
+        """The place in push order of the last window or late frame this client was sent
+        (`records.position`): copies at or before it are skipped."""
 
 
 class Hub:
@@ -33,7 +34,7 @@ class Hub:
     def leave(self, client: Client) -> None:
         self.clients.discard(client)
 
-    def publish(self, text: str, seq: int | None = None) -> None:
+    def publish(self, text: str, seq: tuple[int, int] | None = None) -> None:
         for client in list(self.clients):
             try:
                 client.queue.put_nowait((seq, text))

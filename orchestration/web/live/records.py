@@ -46,8 +46,10 @@ def store_quarantine(engine: sa.Engine, rows: list[dict]) -> None:
             conn.execute(store.quarantine.insert(), fresh)
 
 
-def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, int], arrived_ns: dict[str, int], now_ns: int) -> None:
-    """Late lines: counted in the late table, their follow-up verdicts kept apart from the window's."""
+def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, int], arrived_ns: dict[str, int], now_ns: int,
+               after_push: int) -> dict:
+    """Late lines: counted in the late table, their follow-up verdicts kept apart from the window's,
+    and the `late` frame's place in push order (after window push `after_push`). Returns the frame."""
     with engine.begin() as conn:
         have = set(conn.execute(sa.select(store.late.c.seq).where(store.late.c.seq.in_(list(seq_of.values())))).scalars())
         fresh = [{"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1],
@@ -58,6 +60,23 @@ def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, 
         conn.execute(store.late_verdicts.insert(), [
             {"seq": seq_of[r["msg_id"]], "msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r}
             for r in rows])
+        start = rows[0]["window_start"] if rows else None
+        late_seq = conn.execute(store.late_pushes.insert().returning(store.late_pushes.c.late_seq), {
+            "after_push": after_push, "character_id": key[0], "window_ns": key[1], "window_start": start,
+            "seq_order": [seq_of[r["msg_id"]] for r in rows]}).scalar_one()
+    return late_frame(int(late_seq), after_push, key, start, rows)
+
+
+def late_frame(late_seq: int, after_push: int, key: Key, window_start: str | None, rows: list[dict]) -> dict:
+    """The `late` frame pushed to consoles; the same whether live or rebuilt from the store.
+    Its place in push order is (`after`, `late_seq`); a window's is (`seq`, 0)."""
+    return {"type": "late", "late_seq": late_seq, "after": after_push, "character_id": key[0], "window_ns": key[1],
+            "window_start": window_start, "lines": len(rows), "verdicts": rows}
+
+
+def position(frame: dict) -> tuple[int, int]:
+    """Where a window or late frame stands in push order."""
+    return (frame["seq"], 0) if frame["type"] == "window" else (frame["after"], frame["late_seq"])
 
 
 def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, rows: list[dict],
@@ -104,7 +123,8 @@ def push_seq_of(engine: sa.Engine, character_id: str, window_start: str) -> int 
 
 
 def stored_frames(engine: sa.Engine, after_seq: int, tz: str, limit: int | None = None) -> list[dict]:
-    """Window frames pushed after `after_seq`, rebuilt from the store, in push order."""
+    """Window frames pushed after `after_seq` and the late frames pushed after that window,
+    rebuilt from the store, in push order (`limit`: only the newest windows and what followed them)."""
     p, w = store.pushes, store.windows
     q = (sa.select(p.c.push_seq, p.c.character_id, p.c.window_ns, p.c.checks, p.c.quarantined, p.c.msg_order, p.c.pushed_ms,
                    w.c.window_start, w.c.window_end_ns, w.c.lines, w.c.latency_ms)
@@ -124,7 +144,33 @@ def stored_frames(engine: sa.Engine, after_seq: int, tz: str, limit: int | None 
             frames.append(window_frame(r.character_id, int(r.window_ns), r.window_start, int(r.window_end_ns), int(r.lines),
                                        latency, store.load_json(r.checks), ordered, store.load_json(r.quarantined),
                                        int(r.push_seq), tz))
-    return frames
+        since = pushed[0].push_seq if limit is not None and pushed else after_seq
+        frames += stored_late_frames(conn, since)
+    return sorted(frames, key=position)
+
+
+def stored_late_frames(conn, after_push: int) -> list[dict]:
+    """Late frames pushed after window push `after_push` (or with none before them)."""
+    lp, lv = store.late_pushes, store.late_verdicts
+    pushed = conn.execute(sa.select(lp).where(lp.c.after_push >= after_push).order_by(lp.c.late_seq)).all()
+    if not pushed:
+        return []
+    seqs = [s for r in pushed for s in store.load_json(r.seq_order)]
+    rows = {}
+    for i in range(0, len(seqs), 500):  # bounded IN lists
+        rows.update((int(s), store.load_json(v)) for s, v in conn.execute(
+            sa.select(lv.c.seq, lv.c.row).where(lv.c.seq.in_(seqs[i:i + 500]))))
+    return [late_frame(int(r.late_seq), int(r.after_push), (r.character_id, int(r.window_ns)), r.window_start,
+                       [rows[s] for s in store.load_json(r.seq_order) if s in rows]) for r in pushed]
+
+
+def last_position(engine: sa.Engine) -> tuple[int, int]:
+    """The place in push order of the last frame stored (window or late)."""
+    with engine.connect() as conn:
+        window = conn.execute(sa.select(sa.func.max(store.pushes.c.push_seq))).scalar()
+        late = conn.execute(sa.select(store.late_pushes.c.after_push, store.late_pushes.c.late_seq)
+                            .order_by(store.late_pushes.c.late_seq.desc()).limit(1)).first()
+    return max((int(window or 0), 0), (int(late.after_push), int(late.late_seq)) if late else (0, 0))
 
 
 def last_push_seq(engine: sa.Engine) -> int:

@@ -80,15 +80,19 @@ class LiveService:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="live-judge")
         self.hub = Hub(config.client_queue)
         self.inbox: asyncio.Queue = asyncio.Queue()
-        self.recent: OrderedDict[int, str] = OrderedDict()
+        self.recent: OrderedDict[tuple[int, int], str] = OrderedDict()
+        """The texts of the frames last pushed, by place in push order (`records.position`)."""
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
         self.seen: dict[str, int] = {}
         self.refs: References | None = None
+        self.stored_push = 0
+        """The last window push stored: a late frame judged now is pushed after it."""
         # event-loop state
         self.deadlines: dict[Key, int] = {}
-        self.published = 0
+        self.published = (0, 0)
+        """The place in push order of the last frame pushed (stored ones further on come live)."""
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
         self._tasks: list[asyncio.Task] = []
 
@@ -98,7 +102,7 @@ class LiveService:
         self.loop = asyncio.get_running_loop()
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
-        self.published = await self.run(records.last_push_seq, self.engine)
+        self.published = await self.run(records.last_position, self.engine)
         self._tasks = [asyncio.create_task(self._drive())]
 
     async def stop(self) -> None:
@@ -185,7 +189,7 @@ class LiveService:
             origin.outbox.put_nowait({"type": "ack", "through": frame_no})
         self.deadlines.update(absorbed.opened)
         for frame in absorbed.late:
-            self.hub.publish(dumps(frame))
+            self._remember(frame, dumps(frame))
         if absorbed.chat or absorbed.counts:
             self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
                                     "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
@@ -263,9 +267,7 @@ class LiveService:
         refs = self.refs
         rows = judge_late(chat, refs, self.rules, self.tagger, self.writer)
         seq_of = {m: int(s) for m, s in zip(chat["msg_id"], chat["line"])}
-        records.store_late(self.engine, key, rows, seq_of, arrived, now)
-        return {"type": "late", "character_id": key[0], "window_ns": key[1],
-                "window_start": rows[0]["window_start"] if rows else None, "lines": len(rows), "verdicts": rows}
+        return records.store_late(self.engine, key, rows, seq_of, arrived, now, self.stored_push)
 
     def _refresh_references(self) -> None:
         """The sheets and viewer state in force now (whatever `references` reads them from);
@@ -309,6 +311,7 @@ class LiveService:
                 log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
                 continue
             push_seq, _ = stored
+            self.stored_push = push_seq
             frame = records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
                                          window.quarantined, push_seq, self.rules.timezone)
             self.loop.call_soon_threadsafe(self._publish_window, frame)  # out at once, not after its neighbours
@@ -317,20 +320,25 @@ class LiveService:
 
     def _publish_window(self, frame: dict) -> None:
         frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
-        text = dumps(frame)
-        self.recent[frame["seq"]] = text
-        while len(self.recent) > RECENT_FRAMES:
-            self.recent.popitem(last=False)
-        self.published = max(self.published, frame["seq"])
         self.counts["windows"] += 1
         self.counts["judged"] += len(frame["verdicts"])
-        self.hub.publish(text, frame["seq"])
+        self._remember(frame, dumps(frame))
         self.pool.submit(records.set_pushed, self.engine, frame["seq"], frame["latency_ms"])
+
+    def _remember(self, frame: dict, text: str) -> None:
+        """Push a window or late frame, keeping its text for consoles that resume."""
+        at = records.position(frame)
+        self.recent[at] = text
+        while len(self.recent) > RECENT_FRAMES:
+            self.recent.popitem(last=False)
+        self.published = max(self.published, at)
+        self.hub.publish(text, at)
 
     # -- consoles ---------------------------------------------------------------------------------
 
-    async def history(self, after: str | None) -> list[tuple[int, str]]:
-        """Stored window frames after `after` (`character_id/window_start`), or the latest ones."""
+    async def history(self, after: str | None) -> list[tuple[tuple[int, int], str]]:
+        """Stored window frames after `after` (`character_id/window_start`), or the latest ones,
+        with the late frames pushed after them: each as first pushed, in push order."""
         limit = None
         after_seq = 0
         if after:
@@ -343,16 +351,18 @@ class LiveService:
         frames = await self.run(records.stored_frames, self.engine, after_seq, self.rules.timezone, limit)
         out = []
         for f in frames:
-            if f["seq"] > published:
-                break  # finished but not yet pushed: it comes live
-            out.append((f["seq"], self.recent.get(f["seq"]) or dumps(f)))
+            at = records.position(f)
+            if at > published:
+                break  # stored but not yet pushed: it comes live
+            out.append((at, self.recent.get(at) or dumps(f)))
         return out
 
-    async def pickups(self, frames: list[tuple[int, str]]) -> list[str]:
+    async def pickups(self, frames: list[tuple[tuple[int, int], str]]) -> list[str]:
         keys = []
-        for _, text in frames:
-            f = json.loads(text)
-            keys.append((f["character_id"], self._window_ns(f)))
+        for (_, late), text in frames:
+            if not late:
+                f = json.loads(text)
+                keys.append((f["character_id"], self._window_ns(f)))
         return [dumps(p) for p in await self.run(records.pickups_for, self.engine, keys)]
 
     def _window_ns(self, frame: dict) -> int:
@@ -374,6 +384,7 @@ class LiveService:
         store.ensure_tables(self.engine)
         self.finished = records.finished_windows(self.engine)
         self.seen = records.seen_msg_ids(self.engine)
+        self.stored_push = records.last_push_seq(self.engine)
         self._refresh_references()
         opened: dict[Key, int] = {}
         after = 0

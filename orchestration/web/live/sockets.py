@@ -109,7 +109,8 @@ async def windows(ws: WebSocket) -> None:
             if receiver in done:
                 return  # the console went away
             seq, text = get.result()
-            if seq == "resume":
+            if seq == "resume":  # everything after the window named, whatever this socket was sent before
+                client.last_seq = (0, 0)
                 await _send_history(ws, service, client, text)
                 continue
             if seq is not None:
@@ -132,7 +133,9 @@ async def _send_history(ws: WebSocket, service: LiveService, client, after: str 
         client.last_seq = seq
     for text in await service.pickups(sent):
         await ws.send_text(text)
-    await ws.send_text(dumps({"type": "resumed", "after": after, "windows": len(sent), "through": client.last_seq}))
+    windows = sum(1 for (_, late), _ in sent if not late)
+    await ws.send_text(dumps({"type": "resumed", "after": after, "windows": windows, "late": len(sent) - windows,
+                              "through": client.last_seq[0]}))
 
 
 async def _resume_requests(ws: WebSocket, client) -> None:
@@ -143,7 +146,6 @@ async def _resume_requests(ws: WebSocket, client) -> None:
         except ValueError:
             continue
         if isinstance(message, dict) and message.get("type") == "resume":
-            client.last_seq = 0
             try:
                 client.queue.put_nowait(("resume", message.get("after")))
             except asyncio.QueueFull:

@@ -14,6 +14,7 @@
   const openWindows = new Map(); // "character_id|window_ns" → line count
   const totals = { windows: 0, judged: 0, quarantined: 0, late: 0 };
   const latencies = [];
+  const lateSeen = new Set();
   let lastKey = params.get("after");
   let retry = 500;
   let socket = null;
@@ -213,6 +214,8 @@
     showTotals();
   }
   function addLate(frame) {
+    if (lateSeen.has(frame.late_seq)) return; // sent again on resume: shown once
+    lateSeen.add(frame.late_seq);
     totals.late += frame.lines;
     showTotals();
     const art = windows.get(`${frame.character_id}/${frame.window_start}`);
