@@ -40,7 +40,7 @@ def rejudge_windows(engine: sa.Engine, keys: list[tuple[str, int]], raw_dir: Pat
         sheet = versioned_sheet(engine, norm.tables["character_sheet"], raw_dir, now_ns)  # the versions the service used
         batch = {r["msg_id"]: r for r in records(judge(norm.tables["live_chat"], sheet,
                                                        norm.tables["viewer_relation"], config, tag_source(tags)))}
-        differing = sorted(m for m in set(batch) | set(streamed) if batch.get(m) != streamed.get(m))
+        differing = sorted(m for m in set(batch) | set(streamed) if not same_verdict(batch.get(m), streamed.get(m)))
         outcome = {"character_id": key[0], "window_ns": key[1], "window_start": window_start, "matches": not differing,
                    "differing": differing, "lines": len(streamed), "checked_ns": now_ns, "run_id": run_id}
         with engine.begin() as conn:
@@ -48,6 +48,21 @@ def rejudge_windows(engine: sa.Engine, keys: list[tuple[str, int]], raw_dir: Pat
             conn.execute(store.rejudged.insert(), outcome)
         out.append(outcome)
     return out
+
+
+def same_verdict(batch: dict | None, streamed: dict | None) -> bool:
+    """Field for field, but for a sentence a model summary writer was asked for: the re-judgement
+    writes the template, and a model's sentence is its own (the checks vetted it when streamed)."""
+    if batch is None or streamed is None:
+        return batch is streamed
+    p = streamed.get("provenance") or {}
+    if p.get("summary") in (None, "template") and p.get("summary_fallback") is None:
+        return batch == streamed
+    return _without_sentence(batch) == _without_sentence(streamed)
+
+
+def _without_sentence(row: dict) -> dict:
+    return {**row, "summary": None, "provenance": {**(row.get("provenance") or {}), "summary": None, "summary_fallback": None}}
 
 
 def comparison_markdown(outcomes: list[dict]) -> str:

@@ -51,3 +51,15 @@ def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
     merged = merge_checks([a, b])
     assert [(m.id, m.passed, m.failing_ids) for m in merged] == [("1.x", False, ["M-9"]), ("2.y", False, ["M-1"])]
     assert merge_checks([a[:1], a[:1]])[0].passed
+
+
+def test_the_re_judgement_compares_field_for_field_but_for_a_model_written_sentence():
+    from orchestration.live.verify import same_verdict
+
+    row = {"msg_id": "M-1", "verdict": "지금 답변할 질문", "rank_in_window": 1, "summary": "템플릿 문장입니다.",
+           "provenance": {"tagger": "kiwi", "summary": "template", "summary_fallback": None}}
+    model = {**row, "summary": "모델 문장입니다.", "provenance": {**row["provenance"], "summary": "openai"}}
+    fell_back = {**row, "provenance": {**row["provenance"], "summary_fallback": "timeout"}}
+    assert same_verdict(row, row) and same_verdict(row, model) and same_verdict(row, fell_back)
+    assert not same_verdict(row, {**row, "summary": "다른 문장입니다."}), "a template sentence is the rules': compared"
+    assert not same_verdict(row, {**model, "rank_in_window": 2}) and not same_verdict(row, None) and same_verdict(None, None)
