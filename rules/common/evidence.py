@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionDtype
+from pandas.core.dtypes.cast import maybe_box_native  # the boxing DataFrame.to_dict("records") applies
 
 
 def row(key: str, where: str, field: str, value, agg: str | None = None) -> dict:
@@ -26,16 +29,68 @@ def plain(v):
     return v
 
 
+_AS_IS = frozenset({str, int, bool, list, dict, type(None)})
+"""Types `plain` (or the list-and-map rule) returns unchanged: most cells, passed without a call."""
+
+
+_MASKED = (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)
+"""Nullable numbers and booleans: converted whole to Python values with None where missing."""
+
+
+def _boxed(v):
+    """Any other cell of an object or extension column, as a frame's records would give it, made plain."""
+    if type(v) is float:
+        return None if v != v else v
+    v = maybe_box_native(v)
+    return v if isinstance(v, (list, dict)) else plain(v)
+
+
+def _other(v):
+    """Any other cell of a NumPy column that is not a number (dates, say), made plain."""
+    return v if isinstance(v, (list, dict)) else plain(v)
+
+
+def plain_values(column: pd.Series) -> list:
+    """A column's cells as plain values, the same as `plain` on each of the frame's records
+    (lists and maps untouched): numbers and booleans converted at once, other columns walked
+    with the common cell types passed through."""
+    dtype = column.dtype
+    if not isinstance(dtype, ExtensionDtype) and dtype.kind in "iub":
+        return column.to_numpy().tolist()
+    if not isinstance(dtype, ExtensionDtype) and dtype.kind == "f":
+        values = column.to_numpy()
+        out = values.tolist()
+        for i in np.flatnonzero(np.isnan(values)).tolist():
+            out[i] = None
+        return out
+    convert = _boxed if dtype == object or isinstance(dtype, ExtensionDtype) else _other
+    if dtype == object:
+        cells = column.to_numpy().tolist()
+    elif isinstance(column.array, _MASKED):
+        cells = column.to_numpy(dtype=object, na_value=None).tolist()
+    else:
+        cells = list(column)
+    return [v if type(v) in _AS_IS else convert(v) for v in cells]
+
+
 def plain_records(frame: pd.DataFrame) -> list[dict]:
-    """Frame rows as dicts of plain values (lists and maps untouched)."""
-    return [{k: v if isinstance(v, (list, dict)) else plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+    """Frame rows as dicts of plain values (lists and maps untouched), converted column by column."""
+    names = frame.columns.tolist()
+    columns = [plain_values(frame.iloc[:, i]) for i in range(len(names))]
+    return [dict(zip(names, cells)) for cells in zip(*columns)]
 
 
 def dedupe(rows: list[dict]) -> list[dict]:
-    """Drop repeated evidence rows, keeping the first."""
+    """Drop repeated evidence rows, keeping the first.
+
+    Rows are the same when they hold the same fields with values of the same `repr` (so 1, 1.0
+    and True stay apart); the key is built without a Python-level loop over the fields.
+    """
+    if len(rows) < 2:
+        return list(rows)
     seen, out = set(), []
     for r in rows:
-        key = tuple((k, repr(v)) for k, v in sorted(r.items()))
+        key = frozenset(zip(r, map(repr, r.values())))
         if key not in seen:
             seen.add(key)
             out.append(r)

@@ -1,0 +1,193 @@
+"""Evidence conversion and output agree with the row-by-row forms they replace, value for value."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.common import evidence
+from rules.common.jsonl import write_jsonl
+
+
+def reference_records(frame: pd.DataFrame) -> list[dict]:
+    """The row-by-row conversion: the frame's records, `plain` on every value but lists and maps."""
+    return [{k: v if isinstance(v, (list, dict)) else evidence.plain(v) for k, v in r.items()} for r in frame.to_dict("records")]
+
+
+def reference_dedupe(rows: list[dict]) -> list[dict]:
+    seen, out = set(), []
+    for r in rows:
+        key = tuple((k, repr(v)) for k, v in sorted(r.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def same(a, b) -> bool:
+    """Equal and of the same type (1, 1.0 and True differ); lists and maps must be the very objects."""
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return a is b
+    if type(a) is not type(b):
+        return False
+    if a is pd.NaT:
+        return b is pd.NaT
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return a == b
+
+
+def assert_same_records(got: list[dict], want: list[dict]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert list(g) == list(w)
+        bad = {k: (g[k], w[k]) for k in w if not same(g[k], w[k])}
+        assert not bad
+
+
+CELLS = st.one_of(
+    st.none(), st.just(float("nan")), st.just(pd.NA), st.booleans(), st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False), st.text(max_size=3), st.sampled_from(["노래", ""]),
+    st.builds(np.int64, st.integers(-5, 5)), st.builds(np.float64, st.sampled_from([0.5, float("nan"), -0.0])),
+    st.builds(np.bool_, st.booleans()), st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(0, 3), max_size=2),
+    st.just(pd.Timestamp("2026-09-08 21:14:03")), st.just(np.datetime64("2026-09-08T21:14:03")),
+)
+"""Cells an object column may hold."""
+
+
+def column(kind: str, n: int):
+    """A strategy for a column of `n` cells of the given kind."""
+    maybe = lambda s: st.one_of(st.none(), s)  # noqa: E731
+    if kind == "int64":
+        return st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="int64"))
+    if kind == "uint8":
+        return st.lists(st.integers(0, 255), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="uint8"))
+    if kind == "float64":
+        cells = st.one_of(st.floats(allow_infinity=False), st.just(float("nan")))
+        return st.lists(cells, min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="float64"))
+    if kind == "float32":
+        return st.lists(st.floats(-1e6, 1e6, width=32), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="float32"))
+    if kind == "bool":
+        return st.lists(st.booleans(), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="bool"))
+    if kind in ("Int64", "UInt8"):
+        top = 2**63 - 1 if kind == "Int64" else 255
+        low = -(2**63) if kind == "Int64" else 0
+        return st.lists(maybe(st.integers(low, top)), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=kind))
+    if kind == "Float64":
+        return st.lists(maybe(st.floats(allow_nan=False)), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="Float64"))
+    if kind == "boolean":
+        return st.lists(maybe(st.booleans()), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="boolean"))
+    if kind == "string":
+        return st.lists(maybe(st.text(max_size=3)), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="string"))
+    if kind == "datetime":
+        stamps = maybe(st.datetimes(min_value=pd.Timestamp("2000-01-01").to_pydatetime(), max_value=pd.Timestamp("2100-01-01").to_pydatetime()))
+        return st.lists(stamps, min_size=n, max_size=n).map(lambda v: pd.Series(pd.to_datetime(v)))
+    if kind == "datetime_tz":
+        return column("datetime", n).map(lambda s: s.dt.tz_localize("Asia/Seoul"))
+    if kind == "category":
+        return st.lists(maybe(st.sampled_from(["a", "b"])), min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype="category"))
+    return st.lists(CELLS, min_size=n, max_size=n).map(lambda v: pd.Series(v, dtype=object))
+
+
+KINDS = ["int64", "uint8", "float64", "float32", "bool", "Int64", "UInt8", "Float64", "boolean", "string",
+         "datetime", "datetime_tz", "category", "object", "object", "object"]
+
+
+@st.composite
+def frames(draw) -> pd.DataFrame:
+    n = draw(st.integers(0, 6))
+    kinds = draw(st.lists(st.sampled_from(KINDS), max_size=8))
+    columns = {f"c{i}_{kind}": draw(column(kind, n)).reset_index(drop=True) for i, kind in enumerate(kinds)}
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(n))
+    if draw(st.booleans()) and n:  # a frame cut from a larger one, as the engines pass them
+        frame = frame.iloc[draw(st.permutations(range(n)))[: draw(st.integers(1, n))]]
+    return frame
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames())
+def test_plain_records_matches_the_row_by_row_conversion(frame):
+    assert_same_records(evidence.plain_records(frame), reference_records(frame))
+
+
+def test_plain_records_on_mixed_columns():
+    tags = ["노래"]
+    frame = pd.DataFrame({
+        "n": pd.Series([1, 2], dtype="int64"),
+        "x": [0.5, float("nan")],
+        "flag": [True, False],
+        "obj": pd.Series([np.int64(3), float("nan")], dtype=object),
+        "tags": pd.Series([tags, None], dtype=object),
+        "opt": pd.Series([7, None], dtype="Int64"),
+    })
+    got = evidence.plain_records(frame)
+    assert got == [{"n": 1, "x": 0.5, "flag": True, "obj": 3, "tags": tags, "opt": 7},
+                   {"n": 2, "x": None, "flag": False, "obj": None, "tags": None, "opt": None}]
+    assert type(got[0]["obj"]) is int and got[0]["tags"] is tags
+    assert_same_records(got, reference_records(frame))
+
+
+def test_plain_records_without_columns_is_empty_like_the_records():
+    assert evidence.plain_records(pd.DataFrame(index=range(2))) == [] == reference_records(pd.DataFrame(index=range(2)))
+
+
+EVIDENCE_VALUES = st.one_of(
+    st.sampled_from([1, 1.0, True, 0, 0.0, -0.0, False, "1", "True", None, float("nan")]),
+    st.lists(st.sampled_from([1, 1.0, True]), max_size=2), st.dictionaries(st.sampled_from("ab"), st.sampled_from([1, True]), max_size=2),
+)
+
+
+@st.composite
+def evidence_rows(draw) -> dict:
+    items = [("dataset", draw(st.sampled_from(["live_chat", "viewer_relation"]))), ("field", draw(st.sampled_from(["body", "n"]))),
+             ("value", draw(EVIDENCE_VALUES))]
+    if draw(st.booleans()):
+        items.append(("agg", draw(st.sampled_from(["count", None]))))
+    return dict(draw(st.permutations(items)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(evidence_rows(), max_size=8))
+def test_dedupe_matches_the_repr_key(rows):
+    got, want = evidence.dedupe(rows), reference_dedupe(rows)
+    assert len(got) == len(want) and all(g is w for g, w in zip(got, want))
+
+
+def test_dedupe_keeps_one_and_true_apart():
+    rows = [evidence.row("dataset", "d", "f", v) for v in (1, 1.0, True, 1)] + [{"value": 1, "field": "f", "dataset": "d"}]
+    assert [r["value"] for r in evidence.dedupe(rows)] == [1, 1.0, True]
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False),
+              st.text(), st.sampled_from(["노래", "줄\n바꿈", "\u2028", '"\\'])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=4), max_size=12), batch=st.integers(1, 5))
+def test_write_jsonl_writes_the_bytes_of_json_dumps_per_line(tmp_path_factory, rows, batch):
+    path = tmp_path_factory.mktemp("out") / "v.jsonl"
+    with pytest.MonkeyPatch.context() as mp:  # small batches: rows fall on both sides of a batch's end
+        mp.setattr("rules.common.jsonl.WRITE_BATCH", batch)
+        assert write_jsonl(path, iter(rows)) == len(rows)
+    want = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows)
+    assert path.read_bytes() == want.encode("utf-8")
+
+
+@pytest.mark.parametrize("row", [{"x": float("nan")}, {"x": "\ud800"}])
+def test_write_jsonl_rejects_what_is_not_strict_json_and_keeps_the_old_file(tmp_path, row):
+    path = tmp_path / "v.jsonl"
+    path.write_text("old\n")
+    with pytest.raises((ValueError, UnicodeEncodeError)):
+        write_jsonl(path, [{"ok": 1}] * 5 + [row])
+    assert path.read_text() == "old\n"
