@@ -1,6 +1,6 @@
 """Live console latency: window end → window frame received, through the real service.
 
-    .venv/bin/python benchmarks/live_console.py [--rates 40 400 2000] [--windows 20] [--characters 4] [--kill-at 45]
+    .venv/bin/python benchmarks/live_console.py [--rates 40 400 2000] [--windows 20] [--characters 4] [--kill-at 45] [--no-sensor]
 
 For each rate it starts `verdicts serve` on a free loopback port with its own SQLite
 warehouse, feeds it with `verdicts replay --to ws://…/ws/ingest --shift-to-now` (one replayer
@@ -264,12 +264,13 @@ def main() -> None:
     parser.add_argument("--windows", type=int, default=20, help="windows per rate, over all characters")
     parser.add_argument("--characters", type=int, default=4, choices=range(1, len(CHARACTERS) + 1))
     parser.add_argument("--kill-at", type=float, help="SIGKILL the service this many seconds into the first rate, then restart it")
+    parser.add_argument("--no-sensor", action="store_true", help="leave the Dagster sensor path out (a quicker look at the service alone)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="live_console_bench_"))
     try:
         results = []
         for i, rate in enumerate(args.rates):
-            r = run_rate(tmp, rate, args.windows, args.characters, with_sensor=(i == 0), kill_at=args.kill_at if i == 0 else None)
+            r = run_rate(tmp, rate, args.windows, args.characters, with_sensor=(i == 0 and not args.no_sensor), kill_at=args.kill_at if i == 0 else None)
             results.append(r)
             print(f"{int(rate):>5} lines/s ({r['characters']} characters × {r['lines_per_window']} lines a window"
                   f"{', killed and restarted' if r['killed'] else ''}): windows {r['windows']} ({r['full_windows']} full)  "

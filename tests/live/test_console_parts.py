@@ -63,3 +63,25 @@ def test_the_re_judgement_compares_field_for_field_but_for_a_model_written_sente
     assert same_verdict(row, row) and same_verdict(row, model) and same_verdict(row, fell_back)
     assert not same_verdict(row, {**row, "summary": "다른 문장입니다."}), "a template sentence is the rules': compared"
     assert not same_verdict(row, {**model, "rank_in_window": 2}) and not same_verdict(row, None) and same_verdict(None, None)
+
+
+def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before_it_finishes(tmp_path):
+    """Frames that arrived for later windows wait until the due window is out; a straggler of the
+    due window (sent inside it, arriving in its grace) is absorbed first."""
+    from orchestration.web.config import WebConfig
+    from orchestration.web.live.service import LiveService
+
+    service = LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / 'w.sqlite'}"))
+    step = 30 * 10**9
+    due = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+
+    def line(sent: str) -> str:
+        return json.dumps({"msg_id": "M-1", "character_id": "CH-0007", "viewer_id": "VW-1", "sent_at": sent, "body": "x"})
+
+    service.deadlines = {("CH-0007", due): due + step + service.grace, ("CH-0008", due): due + 2 * step}
+    now = due + step + service.grace
+    later = [(None, 1, [line("2026-11-01T09:00:31"), "not json"])]  # naive Seoul time: the next window
+    assert not service._holds_due(later, now)
+    assert service._holds_due(later + [(None, 2, [line("2026-11-01T09:00:29")])], now)
+    assert not service._holds_due([(None, 3, [line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")])], now)
+    service.pool.shutdown()

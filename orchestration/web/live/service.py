@@ -41,6 +41,11 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
+HOLD_S = 0.3
+"""A batch due this close before a window ends waits for the end: the window's last lines are
+then absorbed together right after it ends, and the worker is free by the time it is due."""
+SETTLE_S = 0.03
+"""After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
 
 
 def dumps(frame: dict) -> str:
@@ -119,11 +124,14 @@ class LiveService:
     async def _drive(self) -> None:
         """One loop decides what the worker does next: frames are gathered for up to COALESCE_S
         (the per-batch cost of the gates, tagger and engine is mostly per call, so fewer larger
-        batches leave the worker free), and when a window's end + grace comes, what has arrived
-        is absorbed at once and the window finishes right after, never behind a later batch."""
+        batches leave the worker free); near a window's end they are held for the end and
+        absorbed right after it (HOLD_S, SETTLE_S); and when a window's end + grace comes, what
+        has arrived for it is absorbed at once and the window finishes right after, never behind
+        a later batch. Lines of later windows that arrived meanwhile wait until it is out."""
         pending: list = []
         started = 0
         getter = asyncio.ensure_future(self.inbox.get())
+        hold, settle = int(HOLD_S * 1e9), int(SETTLE_S * 1e9)
         try:
             while True:
                 now = self.clock()
@@ -132,17 +140,21 @@ class LiveService:
                     pending += self._drain(getter)
                     if getter.done():
                         getter = asyncio.ensure_future(self.inbox.get())
-                    if pending:
+                    if pending and self._holds_due(pending, now):
                         await self._ingest_items(pending)
                         pending = []
                     await self._finish_due()
                     continue
                 lines = sum(len(ts) for _, _, ts in pending)
-                if pending and (lines >= BATCH_LINES or now - started >= COALESCE_S * 1e9):
+                flush_at = started + int(COALESCE_S * 1e9)
+                end = nearest - self.grace if nearest is not None else None
+                if pending and end is not None and started <= end + settle:  # it may hold the ending window's last lines
+                    flush_at = now if now >= end + settle else (end + settle if flush_at >= end - hold else flush_at)
+                if pending and (lines >= BATCH_LINES or now >= flush_at):
                     await self._ingest_items(pending)
                     pending = []
                     continue
-                until = [n for n in (nearest, started + int(COALESCE_S * 1e9) if pending else None) if n is not None]
+                until = [n for n in (nearest, flush_at if pending else None) if n is not None]
                 timeout = max(0.0, (min(until) - now) / 1e9) if until else None
                 done, _ = await asyncio.wait({getter}, timeout=timeout)
                 if done:
@@ -153,6 +165,16 @@ class LiveService:
                     getter = asyncio.ensure_future(self.inbox.get())
         finally:
             getter.cancel()
+
+    def _holds_due(self, items: list, now: int) -> bool:
+        """Whether frames not yet absorbed hold a line of a window now due (read as the landing reads it)."""
+        due = {k for k, end in self.deadlines.items() if end <= now}
+        for _, _, texts in items:
+            for text in texts:
+                row = store.landing_row(text, now, self.rules.window_seconds, self.rules.timezone)
+                if (row["character_id"], row["window_ns"]) in due:
+                    return True
+        return False
 
     def _drain(self, getter) -> list:
         items = []

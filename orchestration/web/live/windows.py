@@ -199,11 +199,15 @@ def finish(windows: list[Window], config: LivePickConfig, tagger, writer=None) -
         checks = list(w.checks)
         if rows:  # pick ids depend on every msg_id judged together: here, the window's
             settled = pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
-            moved = any(r["pick_id"] != p for r, p in zip(w.filtered, settled))
             for r, p in zip(rows, settled):
                 r["pick_id"] = p
-            if moved:  # filtered rows whose pick id changed: checked again (the earlier results saw the old id)
-                checks = [check_part(pd.concat(w.filtered_chat, ignore_index=True), w.filtered, w.refs, config)]
+            # The parts were checked on the ids of the lines judged with them (several windows at
+            # once); the only check an id takes part in is that ids are filled and unique, which
+            # `pick_ids` keeps over a window's distinct msg_ids. Should that ever not hold, the
+            # whole window is checked again on its settled ids.
+            if len(set(settled)) != len(settled):
+                checks = [check_part(pd.concat(w.filtered_chat + w.survivors, ignore_index=True), rows, w.refs, config)]
+                extra.pop(w.key, None)
         if w.key in extra:
             checks.append(extra[w.key])
         # the batch order within a window: the writer's budget is spent in this order
