@@ -191,3 +191,20 @@ def test_write_jsonl_rejects_what_is_not_strict_json_and_keeps_the_old_file(tmp_
     with pytest.raises((ValueError, UnicodeEncodeError)):
         write_jsonl(path, [{"ok": 1}] * 5 + [row])
     assert path.read_text() == "old\n"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_cycle_collection_is_paused_for_the_block_and_restored_after(enabled):
+    import gc
+
+    from rules.common.explain import cycle_collection_paused
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.raises(KeyError):
+            with cycle_collection_paused():
+                assert not gc.isenabled()
+                raise KeyError("a builder fails")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
