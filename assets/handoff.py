@@ -18,12 +18,11 @@ from dagster import (
     define_asset_job,
 )
 
-from assets.common.chain import DayWindow, build_assets, seed_checks
-from assets.common.metadata import md_table
+from assets.common.chain import DayWindow, build_assets
 from assets.common.wiring import chain_for
+from evals.domains.handoff import DOMAIN
 from rules.handoff.engine import day_tables
 from rules.handoff.view import AFTER_DAYS, BEFORE_DAYS, combine
-from schemas.handoff import DOMAIN
 
 KEPT = {
     "day_rooms": {"room_id": "text", "customer_id": "text", "opened_day": "text", "status": "text", "verdict": "text",
@@ -35,18 +34,8 @@ KEPT = {
 """Every room of the day (listed or not) and the rows that held rooms back: the report's header and held group."""
 
 
-def _preview(rows: list[dict]) -> str:
-    shown = [[r["room_id"], r["verdict"], r["summary"]] for r in rows][:30]
-    return md_table(["room_id", "verdict", "summary"], shown) if shown else ""
-
-
 CHAIN = chain_for(
     DOMAIN,
-    verdict_json_columns=("evidence", "uncited_message_ids"),
-    check_titles=seed_checks(DOMAIN),
-    verdicts_description="One verdict per listed support room of the day: should the AI have handed it to a counsellor? "
-                         "Reads the normalised days D−1…D+1 for rooms across midnight and re-entry the next day.",
-    preview=_preview,
     window=DayWindow(
         before=BEFORE_DAYS,
         after=AFTER_DAYS,

@@ -6,34 +6,20 @@ import json
 import pandas as pd
 from dagster import Config, MaterializeResult, MetadataValue, asset
 
-from assets.common.chain import build_assets, seed_checks
-from assets.common.metadata import md_table
-from assets.common.resources import ReportsResource
+from assets.common.chain import build_assets
 from assets.common.wiring import chain_for
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.reports import ReportsResource
+from assets.resources.warehouse import WarehouseResource
+from evals.domains.persona import DOMAIN
 from rules.common.atomic import write_text
 from rules.common.jsonl import write_jsonl
 from rules.persona import verdicts as V
 from rules.persona.config import load_config
-from rules.persona.engine import judge
 from rules.persona.normalise import restore_turns
 from rules.persona.review import candidate_count, review_queue
-from schemas.persona import DOMAIN
 
 
-def _preview(rows: list[dict]) -> str:
-    shown = [[r["turn_no"], r["persona_code"], r["summary"]] for r in rows if r["persona_code"] != V.CONSISTENT][:30]
-    return md_table(["turn_no", "persona_code", "summary"], shown) if shown else ""
-
-
-CHAIN = chain_for(
-    DOMAIN,
-    judge=lambda t, cfg: judge(t["turns"], t["profiles"], cfg),
-    verdict_key="persona_code",
-    check_titles=seed_checks(DOMAIN),
-    verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
-    preview=_preview,
-)
+CHAIN = chain_for(DOMAIN)
 
 
 def _all_turns_with_codes(warehouse: WarehouseResource) -> pd.DataFrame:
@@ -54,7 +40,7 @@ class ComparisonConfig(Config):
 
 @asset(
     key=CHAIN.key("prompt_comparison"),
-    group_name=DOMAIN,
+    group_name=DOMAIN.name,
     deps=[CHAIN.key("verdicts"), CHAIN.key("turns")],
     description="Inconsistency rate of prompt version A vs B (Wilson intervals, McNemar on scenario pairs or Fisher), and which codes moved. Reads every judged day.",
 )
@@ -75,7 +61,7 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
     scope = f"{config.character_code or ', '.join(sorted(frame['character_code'].unique()))} · {a} vs {b}"
     result = compare_versions(frame, a, b, inconsistent=V.INCONSISTENT, excluded=V.EXCLUDED, scope=scope)
     md = render_comparison(result)
-    folder = reports.folder(DOMAIN, "comparison")
+    folder = reports.folder(DOMAIN.name, "comparison")
     write_text(folder / f"{a}_vs_{b}.md", md)
     write_text(folder / f"{a}_vs_{b}.json", json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     return MaterializeResult(metadata={
@@ -88,7 +74,7 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
 
 @asset(
     key=CHAIN.key("review_queue"),
-    group_name=DOMAIN,
+    group_name=DOMAIN.name,
     deps=[CHAIN.key("verdicts"), CHAIN.key("turns")],
     description="A reproducible sample of turns where the user re-named the character's settings, for a person to judge.",
 )
@@ -98,7 +84,7 @@ def persona_review_queue(warehouse: WarehouseResource, reports: ReportsResource)
     config = load_config()
     frame = _all_turns_with_codes(warehouse)
     queue = review_queue(frame, config)
-    folder = reports.folder(DOMAIN, "review")
+    folder = reports.folder(DOMAIN.name, "review")
     write_jsonl(folder / "review_queue.jsonl", queue.to_dict("records"))
     md = render_review_queue(queue, candidate_count(frame, config), config.review.sample_size)
     write_text(folder / "review_queue.md", md)

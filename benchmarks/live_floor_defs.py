@@ -7,8 +7,8 @@ from dagster import DefaultSensorStatus, Definitions, OpExecutionContext, Sensor
 from orchestration.live import clock, store
 from orchestration.live.jobs import WindowsConfig, parse_key, window_requests
 from orchestration.live.settings import live_settings
-from orchestration.resources.warehouse import WarehouseResource
-from orchestration import environment
+from assets.resources.warehouse import WarehouseResource
+from rules.common import environment
 from rules.common import timestamps
 from rules.live_pick.config import load_config
 

@@ -27,63 +27,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from evals.generate import DOMAINS, generator  # noqa: E402
+from evals import domains as registry  # noqa: E402
 
 SEED = 1
-DAY_FIELD = {"persona": ("turns", "created_at"), "live_pick": ("live_chat", "sent_at"),
-             "retry": ("interaction_events", "sent_at"), "handoff": ("chat_messages", "sent_at")}
-EXPLAIN_OUTPUTS = {"persona": 3, "live_pick": 3, "retry": 2, "handoff": 3}
-"""How many per-row lists each engine's `explain` returns (evidence, summary/reason, hedge)."""
+DOMAINS = registry.names()
 
 
-# -- per domain: load, judge, reference (each imported only in the measuring process) ------
+# -- per domain: load, judge, reference (each run only in the measuring process) -------------
 
 
 def stages(domain: str):
-    """(load(dir) → state, judge(state) → verdict frame, records(frame) → rows, reference(state) → expected)."""
-    if domain == "persona":
-        from rules.persona.config import load_config
-        from rules.persona.engine import judge, records
-        from rules.persona.normalise import normalise, read_input_dir
-        from rules.persona.reference import expected_codes
-
-        config = load_config()
-        return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: judge(n.tables["turns"], n.tables["profiles"], config), records,
-                lambda n: expected_codes(n, config))
-    if domain == "live_pick":
-        from rules.live_pick.config import load_config
-        from rules.live_pick.engine import judge, records
-        from rules.live_pick.normalise import normalise, read_input_dir
-        from rules.live_pick.reference import expected_verdicts
-        from rules.live_pick.tags import tag_source
-
-        config = load_config()
-        return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: judge(n.chat, n.sheet, n.relation, config, tag_source("gold")), records,
-                lambda n: expected_verdicts(n, config))
-    if domain == "retry":
-        from rules.retry.config import load_config
-        from rules.retry.engine import judge, records
-        from rules.retry.normalise import normalise, read_input_dir
-        from rules.retry.reference import expected_verdicts
-
-        config = load_config()
-        return (lambda d: normalise(read_input_dir(d), config),
-                lambda n: judge(n.tables["interaction_events"], n.tables["surface_catalog"], config), records,
-                lambda n: expected_verdicts(n, config))
-    if domain == "handoff":
-        from rules.handoff.config import load_config
-        from rules.handoff.engine import judge, records
-        from rules.handoff.normalise import read_input_dir
-        from rules.handoff.reference import expected_rooms
-        from rules.handoff.view import from_raw
-
-        config = load_config()
-        return (lambda d: from_raw(read_input_dir(d), None, config)[1],
-                lambda view: judge(view, config), records,
-                lambda view: expected_rooms(view, config))
-    raise KeyError(domain)
+    """(load(dir) → judged input, judge(input) → verdict frame, records(frame) → rows, reference(input) → expected)."""
+    spec = registry.get(domain).spec
+    config = spec.load_config()
+    return (lambda d: spec.load(d)[1], lambda n: spec.judge(n.tables, config, "gold"), spec.records,
+            lambda n: spec.reference(n, config))
 
 
 def peak_mb() -> float:
@@ -93,10 +51,9 @@ def peak_mb() -> float:
 def rules_only(domain: str, judge, state) -> float:
     """Seconds to decide the verdicts alone: the engine with evidence and summaries stubbed out,
     which is the work the row-by-row reference does."""
-    import importlib
-
-    engine = importlib.import_module(f"rules.{domain}.engine")
-    real, outputs = engine.explain, EXPLAIN_OUTPUTS[domain]
+    spec = registry.get(domain).spec
+    engine, outputs = spec.engine, spec.explain_outputs
+    real = engine.explain
     engine.explain = lambda f, config: tuple([None] * len(f) for _ in range(outputs))
     try:
         t0 = time.perf_counter()
@@ -135,7 +92,7 @@ def child(*args: str) -> dict:
 def dataset(data: Path, domain: str, rows: int) -> Path:
     folder = data / domain / str(rows)
     if not (folder / "malformed.json").is_file():
-        generator(domain)(rows, SEED, folder)
+        registry.get(domain).generate(rows, SEED, folder)
     return folder
 
 
@@ -149,9 +106,9 @@ def busiest_day(domain: str) -> tuple[str, float]:
     from evals.generate import dumps, seed_rows
     from rules.common.days import line_days
 
-    name, field = DAY_FIELD[domain]
-    raw = pd.DataFrame({"text": [dumps(r) for r in seed_rows(domain)[name]]})
-    counts = line_days(raw, field, "Asia/Seoul").value_counts()
+    spec = registry.get(domain).spec
+    raw = pd.DataFrame({"text": [dumps(r) for r in seed_rows(domain)[spec.event_dataset]]})
+    counts = line_days(raw, spec.event_time, "Asia/Seoul").value_counts()
     return str(counts.index[0]), float(counts.iloc[0] / counts.sum())
 
 
@@ -180,7 +137,7 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
             for other in DOMAINS:  # the job reads every domain; the others get their seed sample
                 if other != domain:
                     shutil.copytree(ROOT / "seeds" / other, raw / other)
-            generator(domain)(total, SEED, raw / domain)
+            registry.get(domain).generate(total, SEED, raw / domain)
             env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
                    "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
             Path(env["DAGSTER_HOME"]).mkdir()

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from orchestration.resources.warehouse import WarehouseResource  # noqa: E402
+from assets.resources.warehouse import WarehouseResource  # noqa: E402
 
 
 def frame(n: int) -> pd.DataFrame:
@@ -63,7 +63,7 @@ def main() -> None:
             url = base.replace("postgresql+psycopg2", f"postgresql+{driver}") + f"/{name}"
             measure(f"pg/{driver}", WarehouseResource(url=url), data)
     finally:
-        from orchestration.resources.warehouse import _engine
+        from assets.resources.warehouse import _engine
 
         _engine.cache_clear()  # drop pooled connections before the database goes
         with admin.connect() as conn:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextvars
 import html
-import importlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -23,10 +22,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from evals import csp
-from evals.manual_checks import DECISION_WORDS
 from evals.render import script_json
 from evals.report import PERSON, Report, label
-from rules.common import timestamps
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
@@ -73,7 +70,7 @@ class Served:
 
 @dataclass(frozen=True)
 class BoardSpec:
-    """How a domain's rows are laid out; the verdict order comes from `rules.<domain>.verdicts.ORDER`."""
+    """How a domain's rows are laid out (each domain's `BOARD` in `evals/boards/<domain>.py`)."""
 
     domain: str
     title: str
@@ -97,10 +94,10 @@ class BoardSpec:
     """(Domain, input dir, Judged) → extra `Board` fields, when the page is built from files."""
     evidence_reason: Callable[[dict, list[dict]], list[str]] | None = None
     """(row, its evidence) → why each evidence row is cited: a `reason` column in the evidence table."""
-
-    @property
-    def order(self) -> tuple[str, ...]:
-        return tuple(importlib.import_module(f"rules.{self.domain}.verdicts").ORDER)
+    order: tuple[str, ...] = field(kw_only=True)
+    """The verdicts in display order (the domain spec's `verdict_order`)."""
+    trace: Any = None
+    """The domain's `evals.trace.TraceSpec`: which rows a verdict's evidence may cite, and its conversation."""
 
 
 def e(value) -> str:
@@ -123,11 +120,11 @@ def value_html(v) -> str:
 # -- items ---------------------------------------------------------------------------------------
 
 
-def _item(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Callable[[str], str] | None = None) -> str:
+def item_html(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Callable[[str], str] | None = None) -> str:
     verdict = label(row.get(spec.verdict_key))
     rid = row.get(spec.id_field)
     second = row.get(spec.second_id) if spec.second_id else None
-    head = (f"<summary>{_label(verdict, order)} <code class='id'>{e(rid)}</code>"
+    head = (f"<summary>{verdict_label(verdict, order)} <code class='id'>{e(rid)}</code>"
             + (f" <span class='id2'>{e(second)}</span>" if second is not None else "")
             + f" <span class='sum'>{e(row.get(spec.summary_field))}</span></summary>")
     body = []
@@ -161,7 +158,7 @@ def _evidence_table(evidence, reasons: Callable[[list[dict]], list[str]] | None 
             + ("<th>reason</th>" if why else "") + f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
-def _label(verdict: str, order: tuple[str, ...]) -> str:
+def verdict_label(verdict: str, order: tuple[str, ...]) -> str:
     cls = f"v{order.index(verdict)}" if verdict in order else "vx"
     return f"<span class='label {cls}'>{e(verdict)}</span>"
 
@@ -174,20 +171,20 @@ def _grouped(spec: BoardSpec, rows: list[dict]) -> dict[str, list[tuple[int, dic
     return groups
 
 
-def _default_items(spec: BoardSpec, board: Board) -> str:
+def default_items(spec: BoardSpec, board: Board) -> str:
     order = spec.order
     out = []
     for i, (verdict, members) in enumerate(_grouped(spec, board.rows).items()):
         is_open = " open" if len(members) <= GROUP_OPEN_LIMIT else ""
         out.append(f"<details class='group' id='g-{i}' data-group-verdict='{e(verdict)}'{is_open}>"
-                   f"<summary><h2>{_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
-        out += [_item(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(_overflow(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
+        out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
         out.append("</details>")
     return "".join(out)
 
 
-def _overflow(hidden: int) -> str:
+def overflow_note(hidden: int) -> str:
     if hidden <= 0:
         return ""
     return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다. 전체는 판정 표에 있습니다.</p>"
@@ -217,7 +214,7 @@ def _render_board(board: Board, served: Served | None) -> str:
     order = spec.order
     quarantined = 0 if report.quarantine is None else len(report.quarantine)
     chips = "".join(
-        f"<button type='button' class='chip' data-verdict-filter='{e(v)}' aria-pressed='false'>{_label(v, order)}<b>{n}</b></button>"
+        f"<button type='button' class='chip' data-verdict-filter='{e(v)}' aria-pressed='false'>{verdict_label(v, order)}<b>{n}</b></button>"
         for v, n in group_counts.items()
     )
     chips += (f"<a class='chip plain' href='#quarantine'>격리 <b>{quarantined}</b></a>"
@@ -233,7 +230,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         "checks": [{"id": c.id, "passed": c.passed} for c in report.checks], "quarantined": quarantined,
         "excluded": len(report.excluded), "self_score": report.has_golden,
     }
-    items = (spec.items or _default_items)(spec, board)
+    items = (spec.items or default_items)(spec, board)
     nonce = f" nonce='{e(served.nonce)}'" if served else ""
     anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
     css, script = _asset("board.css"), _asset("board.js")
@@ -351,7 +348,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
             line = r.get("line")
             out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
                        f"<td><code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
-        out.append("</tbody></table>" + _overflow(n - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP))
     elif report.quarantine is not None:
         out.append("<p class='empty'>격리된 행이 없습니다.</p>")
     out.append(f"<h3>{e(spec.excluded_heading)} <span class='n'>{len(report.excluded)}건</span></h3>")
@@ -362,7 +359,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
         out.append("<table class='excluded'><thead><tr><th>id</th><th>코드</th><th>사유</th></tr></thead><tbody>")
         out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td><code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
                 for x in report.excluded[:MAX_ITEMS_PER_GROUP]]
-        out.append("</tbody></table>" + _overflow(len(report.excluded) - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP))
     else:
         out.append("<p class='empty'>없음</p>")
     out.append("</section>")
@@ -392,7 +389,7 @@ def _appendix(spec: BoardSpec, report: Report) -> str:
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 
 
-def _inline(text: str) -> str:
+def inline_md(text: str) -> str:
     # Report Markdown escapes angle brackets already: undo, then escape once for HTML.
     out = html.escape(html.unescape(text.replace("\\|", "|")), quote=True)
     out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
@@ -420,297 +417,35 @@ def markdown_html(md: str) -> str:
         if all(x.lstrip().startswith("|") for x in lines):
             rows = md_table_rows(block)
             head, body = rows[0], rows[1:]
-            out.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>"
-                       + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
+            out.append("<table><thead><tr>" + "".join(f"<th>{inline_md(c)}</th>" for c in head) + "</tr></thead><tbody>"
+                       + "".join("<tr>" + "".join(f"<td>{inline_md(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
         elif all(x.lstrip().startswith("- ") for x in lines):
-            out.append("<ul>" + "".join(f"<li>{_inline(x.lstrip()[2:])}</li>" for x in lines) + "</ul>")
+            out.append("<ul>" + "".join(f"<li>{inline_md(x.lstrip()[2:])}</li>" for x in lines) + "</ul>")
         elif lines[0].startswith("#"):
-            out.append(f"<h3>{_inline(lines[0].lstrip('#').strip())}</h3>")
+            out.append(f"<h3>{inline_md(lines[0].lstrip('#').strip())}</h3>")
             if lines[1:]:
                 out.append(markdown_html("\n".join(lines[1:])))
         else:
-            out.append(f"<p>{_inline(' '.join(lines))}</p>")
+            out.append(f"<p>{inline_md(' '.join(lines))}</p>")
     return "".join(out)
-
-
-# -- live_pick: per broadcast and window ---------------------------------------------------------
-
-
-def _window_end(start) -> str:
-    stamp = timestamps.parse(start, "UTC")  # naive text keeps its own wall clock whatever the zone
-    if stamp is None:
-        return "?"
-    return timestamps.to_datetime(stamp.ns + 30 * timestamps.NS_PER_SEC, stamp.form, "UTC").strftime("%H:%M:%S")
-
-
-def _latency(seconds) -> str:
-    return "—" if seconds is None else f"{seconds:.2f}초"
-
-
-def _live_pick_items(spec: BoardSpec, board: Board) -> str:
-    from rules.live_pick import verdicts as V
-
-    order = spec.order
-    windows: dict[tuple, list[tuple[int, dict]]] = {}
-    for n, row in enumerate(board.rows):
-        key = (row.get("character_id"), row.get("window_start"))
-        windows.setdefault(key, []).append((n, row))
-    keys = sorted(windows, key=lambda k: (str(k[1]), str(k[0])))
-    out = ["<p class='lead'>방송(character_id)과 30초 구간마다 답변할 질문 세 개를 위에 두고, 나머지는 빠진 사유별로 묶었습니다. "
-           "판정 지연은 구간이 닫힌 뒤 판정이 저장되기까지의 시간이며, 라이브 경로가 재기 전에는 — 로 둡니다.</p>"]
-    for w, key in enumerate(keys[:MAX_WINDOWS]):
-        members = windows[key]
-        character, start = key
-        picks = sorted((m for m in members if m[1].get(spec.verdict_key) == V.PICK),
-                       key=lambda m: (m[1].get("rank_in_window") or 0, m[0]))
-        rest = [m for m in members if m[1].get(spec.verdict_key) != V.PICK]
-        by_reason: dict[str, list] = {}
-        for m in rest:
-            by_reason.setdefault(label(m[1].get(spec.verdict_key)), []).append(m)
-        reasons = sorted(by_reason, key=lambda v: order.index(v) if v in order else len(order))
-        versions = sorted({m[1]["sheet_version"] for m in members if isinstance(m[1].get("sheet_version"), int)})
-        sheet = f" <span class='n'>설정표 {e(', '.join(f'v{v}' for v in versions))}</span>" if versions else ""
-        out.append(f"<section class='window' id='w-{w}'><h2><code>{e(character)}</code> · {e(start)}–{e(_window_end(start))}"
-                   f" <span class='n'>{len(members)}줄</span>{sheet} <span class='lat'>판정 지연 {e(_latency(board.latency.get(key)))}</span></h2>")
-        out.append(f"<div class='picks'><h3>{_label(V.PICK, order)} <span class='n'>{len(picks)}</span></h3>")
-        out += [_item(spec, row, n, order) for n, row in picks]
-        out.append("" if picks else "<p class='empty'>이 구간에는 답변할 질문이 없습니다.</p>")
-        out.append("</div>")
-        for v in reasons:
-            out.append(f"<div class='reason'><h3>{_label(v, order)} <span class='n'>{len(by_reason[v])}</span></h3>")
-            out += [_item(spec, row, n, order) for n, row in by_reason[v][:MAX_ITEMS_PER_GROUP]]
-            out.append(_overflow(len(by_reason[v]) - MAX_ITEMS_PER_GROUP) + "</div>")
-        out.append("</section>")
-    if len(keys) > MAX_WINDOWS:
-        out.append(f"<p class='more'>표시 한도를 넘은 구간 {len(keys) - MAX_WINDOWS}개는 이 화면에 싣지 않았습니다.</p>")
-    if not keys:
-        out.append("<p class='empty'>판정된 채팅이 없습니다.</p>")
-    return "".join(out)
-
-
-# -- persona: prompt-version comparison and the review queue --------------------------------------
-
-
-def _persona_gather(domain, input_dir: Path, judged) -> dict:
-    """The two newest prompt versions compared (as the comparison asset picks them) and the review queue."""
-    extra: dict = {}
-    turns = judged.normalised.tables["turns"]
-    versions = sorted(v for v in turns["prompt_ver"].dropna().unique() if isinstance(v, str))
-    if len(versions) >= 2:
-        try:
-            extra["comparison"] = domain.compare(input_dir, versions[-2], versions[-1])
-        except ValueError as exc:
-            extra["comparison_note"] = str(exc)
-    if domain.review is not None:
-        queue, candidates, size = domain.review(input_dir)
-        extra["review"] = (queue.to_dict("records"), candidates, size)
-    return extra
-
-
-def _persona_sections(board: Board) -> str:
-    out = []
-    c = board.comparison
-    if c is not None:
-        def pct(x):
-            return "—" if x is None else f"{x * 100:+.1f}%p"
-
-        interval = (f", 95% Newcombe 구간 [{pct(c.difference_interval[0])}, {pct(c.difference_interval[1])}]"
-                    if c.difference_interval else "")
-        moved = "".join(f"<li>{e(k)}: {v}</li>" for k, v in c.moved.items()) or "<li>없음</li>"
-        out.append(
-            f"<section id='comparison'><h2>프롬프트 버전 비교 <code>{e(c.a)}</code> → <code>{e(c.b)}</code></h2>"
-            f"<p class='scope'>범위 {e(c.scope)}</p>"
-            "<table><thead><tr><th>버전</th><th>어긋난 턴 / 판정한 턴</th><th>95% Wilson</th><th>판정에서 뺀 턴</th></tr></thead><tbody>"
-            + "".join(f"<tr><td><code>{e(v)}</code></td><td>{e(r.format())}</td><td>{e(r.format_interval())}</td><td>{c.excluded.get(v, 0)}</td></tr>"
-                      for v, r in ((c.a, c.rate_a), (c.b, c.rate_b)))
-            + f"</tbody></table><p>차이 ({e(c.b)} − {e(c.a)}) {pct(c.difference)}{interval}</p>"
-            f"<p>검정 {e(c.test)}, p = {'—' if c.p_value is None else f'{c.p_value:.4g}'}</p>"
-            f"<h3>움직인 판정 코드 (짝지은 시나리오)</h3><ul>{moved}</ul>"
-            "<p class='note'>두 버전의 대화를 같은 팀이 만들었으므로 차이는 비교 절차가 동작함을 보일 뿐 프롬프트 품질을 증명하지 못합니다.</p></section>"
-        )
-    elif board.comparison_note:
-        out.append(f"<section id='comparison'><h2>프롬프트 버전 비교</h2><p class='empty'>{e(board.comparison_note)}</p></section>")
-    if board.review is not None:
-        queue, candidates, size = board.review
-        rows = "".join(
-            f"<tr><td><code>{e(r.get('turn_no'))}</code></td><td>{e(r.get('cue_phrase'))}</td><td>{e(r.get('user_text'))}</td>"
-            f"<td>{e(r.get('reply_text'))}</td><td>{e(r.get('persona_code'))}</td>"
-            f"<td>{e(DECISION_WORDS.get(r.get('reviewer_decision'), ''))}{(' · ' + e(r['reviewer_note'])) if r.get('reviewer_note') else ''}</td></tr>"
-            for r in queue
-        )
-        out.append(f"<section id='review'><h2>검토 대기열 — 사용자가 설정을 바꿔 부른 턴</h2>"
-                   f"<p>후보 {candidates}턴 가운데 {len(queue)}턴 (표본 크기 {size}). 규칙 판정을 보고 이 연출을 어긋남으로 볼지 사람이 정합니다.</p>"
-                   "<table><thead><tr><th>turn_no</th><th>신호 문구</th><th>사용자 발화</th><th>응답</th><th>규칙 판정</th><th>사람 판단</th></tr></thead>"
-                   f"<tbody>{rows}</tbody></table></section>")
-    return "".join(out)
-
-
-# -- retry: baseline per surface and the sweep ---------------------------------------------------
-
-SWEEP_HEADING = "기준선 스윕"
-
-
-def _retry_sections(board: Board) -> str:
-    from rules.retry.display import as_fraction, show
-
-    surfaces: dict[str, dict] = {}
-    for r in board.rows:
-        s = r.get("surface_key")
-        if not isinstance(s, str):
-            continue
-        d = surfaces.setdefault(s, {"baselines": [], "events": 0, "verdicts": {}})
-        if r.get("surface_baseline") not in d["baselines"]:
-            d["baselines"].append(r.get("surface_baseline"))
-        d["events"] += 1
-        v = label(r.get("verdict"))
-        d["verdicts"][v] = d["verdicts"].get(v, 0) + 1
-
-    def baseline(v) -> str:
-        exact = as_fraction(v)
-        return value_html(v) if exact is None else f"<span title='{e(v)}'>{e(show(exact))}</span>"
-
-    order = board_spec("retry").order
-    rows = "".join(
-        f"<tr><td><code>{e(s)}</code></td><td>{', '.join(baseline(b) for b in d['baselines'])}</td><td>{d['events']}</td>"
-        + "".join(f"<td>{d['verdicts'].get(v, 0)}</td>" for v in order) + "</tr>"
-        for s, d in sorted(surfaces.items())
-    )
-    out = ["<section id='baseline'><h2>접점별 기준선 (surface_baseline)</h2>"
-           "<p>서로 다른 세션끼리 낱말이 겹치는 정도의 가운데값입니다. 같은 세션의 앞선 말과 이보다 더 겹쳐야 말을 바꾼 다시 시도로 봅니다. "
-           "소수 둘째 자리로 보여 주며 판정은 정확한 분수로 비교했습니다.</p><div class='wide'>"
-           "<table><thead><tr><th>surface_key</th><th>기준선</th><th>이벤트</th>"
-           + "".join(f"<th><code>{e(v)}</code></th>" for v in order)
-           + f"</tr></thead><tbody>{rows}</tbody></table></div></section>"]
-    steps = getattr(board.report, "sweep", None)
-    if steps:
-        names = list(steps[0].by_surface)
-        table = ("<div class='wide'><table><thead><tr><th>배율</th><th><code>exact_retry</code></th><th><code>reworded_retry</code></th>"
-                 "<th>합계</th>" + "".join(f"<th><code>{e(x)}</code></th>" for x in names) + "</tr></thead><tbody>"
-                 + "".join(f"<tr><td>×{float(s.factor):g}</td><td>{s.exact}</td><td>{s.reworded}</td><td>{s.exact + s.reworded}</td>"
-                           + "".join(f"<td>{s.by_surface.get(x, 0)}</td>" for x in names) + "</tr>" for s in steps)
-                 + "</tbody></table></div>")
-        out.append(f"<section id='sweep'><h2>{SWEEP_HEADING}</h2><p>접점마다 기준선에 배율을 곱해 다시 판정했을 때 다시 시도로 잡히는 건수입니다 "
-                   f"(같으면 다시 시도가 아닙니다).</p>{sweep_svg(steps)}{table}</section>")
-    return "".join(out)
-
-
-def sweep_svg(steps) -> str:
-    """Retries at each baseline factor as stacked bars (exact below, reworded on top), ×1 in bold."""
-    width, height, pad, top = 560, 240, 36, 40
-    most = max((s.exact + s.reworded for s in steps), default=0) or 1
-    slot = (width - 2 * pad) / len(steps)
-    scale = (height - pad - top) / most
-    base_y = height - pad
-    bars = []
-    for i, s in enumerate(steps):
-        x, w = pad + i * slot + slot * 0.15, slot * 0.7
-        h_exact, h_reworded = s.exact * scale, s.reworded * scale
-        factor = f"{float(s.factor):g}"
-        bars.append(
-            f"<g class='step{' one' if s.factor == 1 else ''}'><title>×{e(factor)}: exact_retry {s.exact}, reworded_retry {s.reworded}</title>"
-            f"<rect class='exact' x='{x:.1f}' y='{base_y - h_exact:.1f}' width='{w:.1f}' height='{h_exact:.1f}'/>"
-            f"<rect class='reworded' x='{x:.1f}' y='{base_y - h_exact - h_reworded:.1f}' width='{w:.1f}' height='{h_reworded:.1f}'/>"
-            f"<text x='{x + w / 2:.1f}' y='{base_y - h_exact - h_reworded - 4:.1f}' text-anchor='middle'>{s.exact + s.reworded}</text>"
-            f"<text x='{x + w / 2:.1f}' y='{base_y + 16:.1f}' text-anchor='middle'>×{e(factor)}</text></g>"
-        )
-    legend = (f"<g class='legend'><rect class='exact' x='{pad}' y='4' width='10' height='10'/><text x='{pad + 14}' y='13'>exact_retry</text>"
-              f"<rect class='reworded' x='{pad + 100}' y='4' width='10' height='10'/><text x='{pad + 114}' y='13'>reworded_retry</text></g>")
-    return (f"<svg class='sweep' viewBox='0 0 {width} {height}' role='img' aria-label='기준선 배율별 다시 시도 건수'>"
-            f"<line x1='{pad}' y1='{base_y}' x2='{width - pad}' y2='{base_y}' class='axis'/>{legend}{''.join(bars)}</svg>")
-
-
-def _retry_evidence_reason(row: dict, items: list[dict]) -> list[str]:
-    """Seed 002's `reason` column: what each cited value is to this event's verdict."""
-    out, texts = [], 0
-    matched = row.get("matched_event_id")
-    for x in items:
-        f = x.get("field")
-        if f == "input_text":
-            out.append("이 이벤트가 보낸 말입니다" if texts == 0 else f"견준 앞선 말입니다 ({matched or '앞선 이벤트'})")
-            texts += 1
-        elif f == "surface_key_raw":
-            out.append("접점 표기입니다. 앞뒤 공백을 지우고 소문자로 바꿔 surface_key 로 씁니다")
-        elif f in ("surface_key", "surface_name"):
-            out.append("접점 목록에서 찾은 접점입니다")
-        elif f == "default_baseline":
-            out.append("겹침을 셀 다른 세션 쌍이 없어 접점 목록의 기본 기준선을 씁니다")
-        elif x.get("agg"):
-            out.append(f"여러 줄에서 센 값({x['agg']})입니다")
-        else:
-            out.append("판정이 기대는 입력 값입니다")
-    return out
-
-
-# -- handoff: header aggregates and held rooms ---------------------------------------------------
-
-AGGREGATES_HEADING = "하루 집계"
-
-
-def _handoff_items(spec: BoardSpec, board: Board) -> str:
-    """The verdict columns, then the held rooms as one more column (seed 003: 판정 보류 열)."""
-    from rules.handoff import verdicts as V
-
-    held: dict[str, list[dict]] = {}
-    for x in board.report.excluded:
-        held.setdefault(str(x.get("id")), []).append(x)
-    rows = "".join(
-        f"<details class='held-room' data-id='{e(room)}'><summary>{_label(V.HELD, ())} <code class='id'>{e(room)}</code>"
-        f" <span class='sum'>빠진 줄 {len(xs)}개 때문에 이 대화만 판정에서 뺐습니다.</span></summary><div class='body'><ul>"
-        + "".join(f"<li><code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in xs) + "</ul></div></details>"
-        for room, xs in held.items())
-    column = (f"<details class='group' id='g-held' data-group-verdict='{e(V.HELD)}' open><summary><h2>{_label(V.HELD, ())} "
-              f"<span class='n'>{len(held)}건</span></h2></summary>{rows or '<p class=empty>없음</p>'}</details>")
-    return _default_items(spec, board) + column
-
-
-def _handoff_header(board: Board) -> str:
-    body = dict(board.report.extra_sections).get(AGGREGATES_HEADING)
-    if not body:
-        return ""
-    rows = md_table_rows(body)[1:]
-    tiles = "".join(
-        f"<div class='tile{' sub' if name.startswith('·') else ''}'><span>{_inline(name)}</span><b>{_inline(n)}</b></div>"
-        for name, n, *_ in rows
-    )
-    return f"<section class='aggregates' aria-label='{AGGREGATES_HEADING}'><h2>{AGGREGATES_HEADING}</h2><div class='tiles'>{tiles}</div></section>"
-
-
-# -- registry ------------------------------------------------------------------------------------
-
-SPECS: dict[str, BoardSpec] = {
-    "persona": BoardSpec(
-        "persona", "캐릭터 설정을 벗어난 답변을 기준값과 비교합니다", "persona_code", "turn_no",
-        sections=_persona_sections, gather=_persona_gather,
-    ),
-    "live_pick": BoardSpec(
-        "live_pick", "30초 구간마다 답변할 질문 세 개와 빠진 줄의 사유", "verdict", "msg_id", second_id="pick_id",
-        items=_live_pick_items,
-    ),
-    "retry": BoardSpec(
-        "retry", "사용자가 한 번에 못 끝내고 다시 시도한 지점을 접점별로 보여 줍니다", "verdict", "event_id",
-        summary_field="reason", lead=_retry_sections, own_sections=(SWEEP_HEADING,), evidence_reason=_retry_evidence_reason,
-    ),
-    "handoff": BoardSpec(
-        "handoff", "AI가 상담원에게 넘겼어야 할 문의", "verdict", "room_id",
-        excluded_heading="판정 보류", excluded_chip="판정 보류로 뺀 줄", header=_handoff_header, own_sections=(AGGREGATES_HEADING,),
-        items=_handoff_items,
-    ),
-}
 
 
 def board_spec(domain: str) -> BoardSpec:
-    return SPECS[domain]
+    """The domain's layout, from its own module under `evals/boards/` (through the registry)."""
+    from evals.domains import get
+
+    return get(domain).board()
 
 
 def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False) -> str:
     """The page for a folder of <dataset>.jsonl files, judged and checked as `verdicts judge`/`validate` do.
 
-    `domain` is an `orchestration.domains.Domain`; `golden` the loaded labels (the self-score
+    `domain` is an `evals.domains.Domain`; `golden` the loaded labels (the self-score
     stays blank without them); `sample` says the folder is the sample data.
     """
     judged = domain.judge_dir(input_dir)
     checks, gated = domain.check_dir(input_dir, judged.rows)
     scope = f"{domain.name} · {'sample data ' if sample else ''}{input_dir}"
-    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope)
-    extra = board_spec(domain.name).gather(domain, Path(input_dir), judged)
+    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised)
+    extra = domain.board().gather(domain, Path(input_dir), judged)
     return render_board(Board(domain.name, judged.rows, report, sample=sample, **extra))

@@ -21,8 +21,8 @@ def _titles() -> dict:
 
 
 def keys(domain: str) -> list[str]:
-    """The seed's numbered checks of a domain, in order."""
-    return list(_titles()[domain])
+    """The seed's numbered checks of a domain, in order (none for a domain the file does not list)."""
+    return list(_titles().get(domain, ()))
 
 
 def title(domain: str, key: str, fallback: str = "") -> str:

@@ -59,44 +59,18 @@ def parse_golden(values: list[str] | None, names: list[str]) -> dict[str, Path]:
     return out
 
 
-def _persona_extras(domain, input_dir: Path, judged, report) -> dict:
-    from evals.compare import render_comparison
-
-    versions = sorted(judged.normalised.tables["turns"]["prompt_ver"].dropna().unique())
-    if len(versions) < 2:
-        report.extra_sections.append(("프롬프트 버전 비교", f"비교할 버전이 둘 이상 없습니다 ({', '.join(versions) or '없음'})."))
-        return {}
-    try:
-        comparison = domain.compare(input_dir, versions[-2], versions[-1])
-    except ValueError as exc:  # e.g. several characters in both versions
-        report.extra_sections.append(("프롬프트 버전 비교", f"비교하지 못했습니다: {exc}"))
-        return {}
-    report.extra_sections.append(("프롬프트 버전 비교", render_comparison(comparison)))
-    return {"prompt_comparison": comparison.to_dict()}
-
-
-def _live_pick_extras(domain, input_dir: Path, judged, report) -> dict:
-    from evals import tagger_agreement
-
-    results = tagger_agreement.measure_dir(domain, input_dir)
-    tagger_agreement.add_to_report(report, results)
-    return {"tagger_agreement": {name: a.to_dict() for name, a in results.items()}}
-
-
-EXTRAS = {"persona": _persona_extras, "live_pick": _live_pick_extras}
-
-
 def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: str = "gold") -> tuple[object, dict]:
     """(Report, extra JSON) for one domain folder, judged and checked as `verdicts judge`/`validate` do
     (`tags`: the live_pick tagger the verdicts are judged with; other domains have only gold)."""
-    from orchestration import domains
+    from evals import domains
 
     domain = domains.get(name)
     golden = domain.load_golden(golden_path) if golden_path else None
     judged = domain.judge_dir(input_dir, tags=tags if tags in domain.tag_sources else "gold")
     checks, gated = domain.check_dir(input_dir, judged.rows)
-    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · {input_dir}")
-    extra = EXTRAS[name](domain, input_dir, judged, report) if name in EXTRAS else {}
+    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · {input_dir}",
+                           judged=gated.normalised)
+    extra = domain.extras(domain, input_dir, judged, report) if domain.extras else {}
     if golden is None:
         report.honesty.append("골든 라벨 파일이 없어 일치율을 재지 않았습니다.")
     return report, {"golden": str(golden_path) if golden_path else None, "golden_size": len(golden or []), **extra}
@@ -104,9 +78,9 @@ def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: 
 
 def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: Path | None, out: Path) -> dict[str, str]:
     """report.md, report.json and the board page; returns the file names written."""
-    from evals.board import SPECS, board_from_dir
+    from evals import domains
+    from evals.board import board_from_dir
     from evals.render import render_markdown
-    from orchestration import domains
 
     out.mkdir(parents=True, exist_ok=True)
     data = report.to_dict()
@@ -115,11 +89,10 @@ def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: P
     write_text(out / "report.md", render_markdown(report))
     write_text(out / "report.json", json.dumps(data, ensure_ascii=False, indent=2))
     files = {"markdown": f"{name}/report.md", "json": f"{name}/report.json"}
-    if name in SPECS:
-        domain = domains.get(name)
-        golden = domain.load_golden(golden_path) if golden_path else None
-        write_text(out / "board.html", board_from_dir(domain, input_dir, golden))
-        files["board"] = f"{name}/board.html"
+    domain = domains.get(name)
+    golden = domain.load_golden(golden_path) if golden_path else None
+    write_text(out / "board.html", board_from_dir(domain, input_dir, golden))
+    files["board"] = f"{name}/board.html"
     return files
 
 
@@ -278,14 +251,15 @@ def load_summary(path: Path) -> dict:
 def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_dir: Path,
              baseline: Path | None = None, margin: float = DEFAULT_MARGIN, tags: str = "gold") -> tuple[dict, Gate | None]:
     """run_eval, then (with a baseline) the gate, written to `<out>/gate.{md,json}`."""
-    from orchestration.domains import ALL_DOMAINS
+    from evals import domains
     from rules.live_pick.tags import canonical
 
     canonical(tags)  # an unknown tagger name is a usage error before anything runs
-    names = list(dict.fromkeys(names or ALL_DOMAINS))
-    unknown = [n for n in names if n not in ALL_DOMAINS]
+    registered = domains.names()
+    names = list(dict.fromkeys(names or registered))
+    unknown = [n for n in names if n not in registered]
     if unknown:
-        raise ValueError(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(ALL_DOMAINS)}")
+        raise ValueError(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(registered)}")
     if margin < 0:
         raise ValueError("--margin must not be negative")
     previous = load_summary(baseline) if baseline else None  # read before the run may overwrite it
@@ -316,7 +290,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main_eval(args: argparse.Namespace) -> int:
     """`verdicts eval`: 0 done, 1 the gate failed, 2 unusable input."""
-    from orchestration.environment import SAMPLE_DIR, reports_dir
+    from rules.common.environment import SAMPLE_DIR, reports_dir
     from rules.common.jsonl import DatasetError
 
     out = args.out or reports_dir() / "eval"

@@ -33,7 +33,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from orchestration import domains
+from evals import domains
 from rules.common.atomic import write_text
 
 EXIT_OK, EXIT_CHECKS_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     j = sub.add_parser("judge", help="judge a folder of <dataset>.jsonl files")
-    j.add_argument("domain", choices=domains.ALL_DOMAINS)
+    j.add_argument("domain", choices=domains.names())
     j.add_argument("--input", required=True, type=Path, help="folder holding <dataset>.jsonl")
     j.add_argument("--out", required=True, type=Path, help="verdicts, one output-schema row per line")
     j.add_argument("--quarantine", type=Path, help="write quarantined rows here (JSON Lines)")
@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     j.set_defaults(func=cmd_judge)
 
     v = sub.add_parser("validate", help="run the automatic checks on a verdict file; exit 1 if any fails")
-    v.add_argument("domain", choices=domains.ALL_DOMAINS)
+    v.add_argument("domain", choices=domains.names())
     v.add_argument("--input", required=True, type=Path)
     v.add_argument("--verdicts", required=True, type=Path)
     v.add_argument("--day", help="the verdicts cover only this day")
@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     a = sub.add_parser("agree", help="golden-agreement report for a verdict file")
-    a.add_argument("domain", choices=domains.ALL_DOMAINS)
+    a.add_argument("domain", choices=domains.names())
     a.add_argument("--verdicts", required=True, type=Path)
     a.add_argument("--golden", required=True, type=Path)
     a.add_argument("--out", required=True, type=Path, help="REPORT.md, REPORT.html or REPORT.json")
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_agree)
 
     c = sub.add_parser("compare", help="compare two prompt versions (persona)")
-    c.add_argument("domain", choices=domains.ALL_DOMAINS)
+    c.add_argument("domain", choices=domains.names())
     c.add_argument("--input", required=True, type=Path)
     c.add_argument("--a", required=True, help="prompt version A (before), e.g. p12")
     c.add_argument("--b", required=True, help="prompt version B (after), e.g. p13")
@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("review", help="manual checks: write a check's sample with the stored decisions, or record decisions")
-    r.add_argument("domain", choices=domains.ALL_DOMAINS)
+    r.add_argument("domain", choices=domains.names())
     r.add_argument("--input", required=True, type=Path)
     r.add_argument("--check", help="manual check key, e.g. live_pick.1 (persona without it: the review queue of persona.1)")
     r.add_argument("--out", type=Path, help="REVIEW.jsonl (one item per line, with the stored decisions) or REVIEW.md")
@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_review)
 
     b = sub.add_parser("board", help="the operator's verdict board: one self-contained HTML page")
-    b.add_argument("domain", choices=domains.ALL_DOMAINS)
+    b.add_argument("domain", choices=domains.names())
     b.add_argument("--input", type=Path, help="folder holding <dataset>.jsonl (default: the sample data in seeds/<domain>/)")
     b.add_argument("--golden", type=Path, help="golden labels; without them the self-score stays blank")
     b.add_argument("--out", required=True, type=Path, help="BOARD.html")
@@ -177,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_worker)
 
     g = sub.add_parser("generate", help="write deterministic synthetic input, with 3 malformed rows per dataset")
-    g.add_argument("domain", choices=domains.ALL_DOMAINS)
+    g.add_argument("domain", choices=domains.names())
     g.add_argument("--rows", required=True, type=int, help="lines of the main dataset (at least 4)")
     g.add_argument("--seed", type=int, default=1, help="same seed, same bytes (default 1)")
     g.add_argument("--out", required=True, type=Path, help="folder for <dataset>.jsonl and malformed.json")
@@ -189,8 +189,7 @@ def _domain(name: str) -> domains.Domain:
     try:
         return domains.get(name)
     except KeyError:
-        available = ", ".join(domains.AVAILABLE)
-        raise UsageError(f"domain '{name}' is not available in this version (available: {available})") from None
+        raise UsageError(f"domain '{name}' is not registered (registered: {', '.join(domains.names())})") from None
 
 
 def _judge_input(domain: domains.Domain, run, *args, **kwargs):
@@ -210,9 +209,8 @@ def cmd_judge(args) -> int:
         raise UsageError(f"--tags {args.tags}: not available for {args.domain} (choose from {', '.join(domain.tag_sources)})")
     if args.summary not in domain.summary_writers:
         raise UsageError(f"--summary {args.summary}: not available for {args.domain} (choose from {', '.join(domain.summary_writers)})")
-    options = {"summaries": args.summary} if args.summary != "template" else {}
     try:
-        judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags, **options)
+        judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags, summaries=args.summary)
     except ValueError as exc:  # e.g. the openai adapters without their endpoint settings
         raise UsageError(str(exc)) from exc
     write_jsonl(args.out, judged.rows)
@@ -290,11 +288,11 @@ def cmd_agree(args) -> int:
     domain = _domain(args.domain)
     rows = _read_verdicts(args.verdicts)
     golden = _load_golden(domain, args.golden)
-    checks, quarantine, reconciliation = [], None, {}
+    checks, quarantine, reconciliation, gated = [], None, {}, None
     if args.input:
         checks, judged = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
-        quarantine, reconciliation = judged.quarantine, judged.reconciliation
-    report = domain.report([r for r in rows if r], golden, checks, quarantine, reconciliation, scope=str(args.verdicts))
+        quarantine, reconciliation, gated = judged.quarantine, judged.reconciliation, judged.normalised
+    report = domain.report([r for r in rows if r], golden, checks, quarantine, reconciliation, scope=str(args.verdicts), judged=gated)
     if not args.input:
         report.honesty.append("입력 폴더 없이 만든 리포트라 자동 검증과 격리 행을 싣지 않았습니다 (--input 으로 더할 수 있습니다).")
     suffix = args.out.suffix.lower()
@@ -337,7 +335,7 @@ def cmd_compare(args) -> int:
 def cmd_review(args) -> int:
     """The same samples and decision store as the admin pages' manual checks."""
     from evals.manual_checks import DECISIONS, check_by_key, checks_of, sample, tally
-    from orchestration.resources import decisions
+    from assets.resources import decisions
     from rules.common.jsonl import write_jsonl
 
     domain = _domain(args.domain)
@@ -397,7 +395,7 @@ def cmd_review(args) -> int:
 
 def cmd_board(args) -> int:
     from evals.board import board_from_dir
-    from orchestration.environment import SAMPLE_DIR
+    from rules.common.environment import SAMPLE_DIR
 
     domain = _domain(args.domain)
     if args.out.suffix.lower() not in (".html", ".htm"):
@@ -423,8 +421,8 @@ def cmd_board(args) -> int:
 
 
 def _live_engine():
-    from orchestration import environment
-    from orchestration.resources.warehouse import _engine
+    from rules.common import environment
+    from assets.resources.warehouse import _engine
 
     return _engine(environment.warehouse_url())
 
@@ -536,7 +534,7 @@ def cmd_reject(args) -> int:
 def cmd_sheet_history(args) -> int:
     import time
 
-    from orchestration import environment
+    from rules.common import environment
     from orchestration.live import sheets
     from orchestration.live.view import history_markdown
     from rules.live_pick.normalise import load_dir
@@ -608,10 +606,10 @@ def cmd_worker(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    from evals.generate import MALFORMED_FILE, generator
+    from evals.generate import MALFORMED_FILE
 
     try:
-        made = generator(args.domain)(args.rows, args.seed, args.out)
+        made = _domain(args.domain).generate(args.rows, args.seed, args.out)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     for name, lines in made["rows"].items():

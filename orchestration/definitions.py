@@ -6,10 +6,12 @@ import os
 
 from dagster import Definitions, EnvVar
 
-from assets import handoff, live_pick, persona, retry
-from assets.common.resources import ReportsResource
-from assets.evaluation import eval_job
-from orchestration import environment
+from assets import handoff
+from assets.domains import domain_assets
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.reports import ReportsResource
+from assets.resources.warehouse import WarehouseResource
+from orchestration.evaluation import eval_job
 from orchestration.execution import batch_executor
 from orchestration.jobs import evaluation_job, nightly_job
 from orchestration.live.jobs import (
@@ -21,9 +23,8 @@ from orchestration.live.jobs import (
     live_pick_windows,
 )
 from orchestration.live.suggestions import apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
 from orchestration.schedules import nightly_schedule
+from rules.common import environment
 
 
 def resources_for(env: str) -> dict:
@@ -43,7 +44,7 @@ def resources_for(env: str) -> dict:
 
 def build_definitions(env: str | None = None) -> Definitions:
     return Definitions(
-        assets=[*live_pick.assets, broadcast_suggestions, *persona.assets, *retry.assets, *handoff.assets, live_board],
+        assets=[*domain_assets(), broadcast_suggestions, live_board],
         asset_checks=[live_matches_batch],
         jobs=[nightly_job, evaluation_job, eval_job, handoff.judge_job, live_pick_windows, live_pick_close_broadcast,
               apply_sheet_suggestion, reject_sheet_suggestion],

@@ -7,31 +7,24 @@ import os
 import sys
 from pathlib import Path
 
-from orchestration import environment
+from rules.common import environment
 from orchestration.instance import prepare_home
 
 # The run's event log stays complete in the instance; the terminal only shows problems.
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
-EVENT_DATASETS = {
-    "live_pick": ("live_chat", "sent_at", "verdict"),
-    "persona": ("turns", "created_at", "persona_code"),
-    "retry": ("interaction_events", "sent_at", "verdict"),
-    "handoff": ("chat_messages", "sent_at", "verdict"),
-}
-"""Per domain: the dataset whose time field decides the day, and the verdict column."""
-
-
 def sample_days(domain: str | None = None) -> list[str]:
     """Days (Asia/Seoul) that the sample data covers, for one domain or all."""
+    from evals import domains
     from rules.common.days import line_days
     from rules.common.jsonl import dataset_path, read_raw
 
     days: set[str] = set()
-    for name, (dataset, time_field, _) in EVENT_DATASETS.items():
-        path = dataset_path(environment.raw_dir() / name, dataset)
+    for name in domains.names():
+        spec = domains.get(name).spec
+        path = dataset_path(environment.raw_dir() / name, spec.event_dataset)
         if path.is_file() and domain in (None, name):
-            days |= set(line_days(read_raw(path, dataset), time_field, "Asia/Seoul"))
+            days |= set(line_days(read_raw(path, spec.event_dataset), spec.event_time, "Asia/Seoul"))
     return sorted(days)
 
 
@@ -56,8 +49,9 @@ def run_demo(dagster_home: Path | None = None) -> int:
 
     from dagster import DagsterInstance
 
+    from evals import domains
     from orchestration.definitions import defs
-    from orchestration.resources.warehouse import WarehouseResource
+    from assets.resources.warehouse import WarehouseResource
 
     instance = DagsterInstance.get()
     warehouse = WarehouseResource(url=environment.warehouse_url())
@@ -82,7 +76,8 @@ def run_demo(dagster_home: Path | None = None) -> int:
             failed += 1
     for day in sample_days():
         print(f"\n{day}")
-        for domain, (_, _, column) in EVENT_DATASETS.items():
+        for domain in domains.names():
+            column = domains.get(domain).spec.verdict_key
             try:
                 verdicts = warehouse.read_partition(f"{domain}_verdicts", day)
             except LookupError:

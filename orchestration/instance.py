@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from orchestration.environment import PROJECT_ROOT
+from rules.common.environment import PROJECT_ROOT
 
 LOCAL_CONFIG = Path(__file__).with_name("dagster_local.yaml")
 """The embedded default: SQLite under the Dagster home, no server."""

@@ -4,8 +4,8 @@ from dagster import AssetSelection, define_asset_job
 
 from assets.common.partitions import DAILY
 from assets.handoff import JUDGED as HANDOFF_JUDGED
+from evals import domains
 
-DAILY_DOMAINS = ("live_pick", "persona", "retry", "handoff")
 CROSS_DAY = AssetSelection.assets(["persona", "prompt_comparison"], ["persona", "review_queue"])
 """Assets that read every judged day, so they sit outside the daily job."""
 
@@ -15,7 +15,7 @@ nightly_job = define_asset_job(
     "nightly",
     # handoff's verdicts wait for the next day's data: their partitions end a day earlier and a
     # sensor judges each day once its look-ahead has landed.
-    selection=AssetSelection.groups(*DAILY_DOMAINS) - CROSS_DAY - HANDOFF_JUDGED,
+    selection=AssetSelection.groups(*domains.names()) - CROSS_DAY - HANDOFF_JUDGED,
     partitions_def=DAILY,
     description="Every domain's daily chain for one day: raw → normalised + quarantine → verdicts → report.",
 )

@@ -22,10 +22,12 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 SCHEMA_DIR = Path(__file__).resolve().parent
+SCHEMA_ROOTS: dict[str, Path] = {}
+"""Schema folders of domains registered from outside this package (a plug-in's, a test's)."""
 
 
 def schema_path(domain: str, name: str) -> Path:
-    return SCHEMA_DIR / domain / f"{name}.schema.json"
+    return SCHEMA_ROOTS.get(domain, SCHEMA_DIR / domain) / f"{name}.schema.json"
 
 
 @lru_cache(maxsize=None)

@@ -50,7 +50,7 @@ def make_postgres_url():
     try:
         yield make
     finally:
-        from orchestration.resources.warehouse import _engine
+        from assets.resources.warehouse import _engine
 
         _engine.cache_clear()
         with admin.connect() as conn:

@@ -35,13 +35,13 @@ from dagster import (
     multi_asset,
 )
 
-from assets.common.metadata import counts_table, md_table
+from evals.markdown import md_table
 from assets.common.partitions import DAILY
 from assets.common.quality import quarantine_failures, run_suite
-from assets.common.resources import ReportsResource
-from orchestration.environment import SAMPLE_DIR
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.reports import ReportsResource
+from rules.common.environment import SAMPLE_DIR
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.gates import QUARANTINE_COLUMNS, Normalised, empty_reference_warning, empty_references, reconcile
@@ -137,13 +137,6 @@ def check_name(result_id: str) -> str:
     from evals.check_titles import dagster_name
 
     return dagster_name(result_id)
-
-
-def seed_checks(domain: str) -> list[tuple[str, str]]:
-    """The schema check, the seed's numbered checks, and the re-computation: (asset check name, Korean title)."""
-    from evals.check_titles import dagster_name, keys, title
-
-    return [(dagster_name(k), title(domain, k)) for k in ("schema", *keys(domain), "recompute")]
 
 
 def build_assets(c: DomainChain) -> list[AssetsDefinition]:
@@ -306,7 +299,7 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
                                     kinds={"passed": "boolean"})
         counts = {v: int((verdicts[c.verdict_key] == v).sum()) for v in c.verdict_order}
         return MaterializeResult(
-            metadata={"rows": len(rows), "verdicts": MetadataValue.md(counts_table(counts)),
+            metadata={"rows": len(rows), "verdicts": MetadataValue.md(md_table(["verdict", "rows"], list(map(list, counts.items())))),
                       "preview": MetadataValue.md(c.preview(rows) or "—")},
             check_results=[
                 AssetCheckResult(
@@ -371,7 +364,7 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
 def _fill_manual_checks(c: DomainChain, warehouse: WarehouseResource, day: str, rows: list[dict], report) -> None:
     """Person-checked rows as agreed / decided from the decisions people stored (admin pages, `verdicts review`)."""
     from evals.manual_checks import checks_of, fill_person_metrics, sample
-    from orchestration.resources import decisions
+    from assets.resources import decisions
 
     stored = decisions.read(warehouse.engine, c.domain)
     if not stored or not checks_of(c.domain):

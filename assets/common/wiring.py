@@ -1,53 +1,56 @@
-"""A domain's `DomainChain` wired from its packages, which all share one layout.
+"""A domain's `DomainChain` wired from its registry entry.
 
-`rules/<domain>/` holds config, normalise, engine, checks, expectations and verdicts;
-`schemas/<domain>/` names the input datasets and the output schema; `evals/<domain>` builds
-the report. A domain's asset module passes only what is its own: the judge call, the check
-titles, the wording, and any field that departs from the layout.
+Everything the shared chain needs is in the domain's `DomainSpec` (rules) and `Domain`
+(evaluation: report, check titles, wording); a domain's asset module passes only what is
+Dagster's own, such as a day window or a history of a reference table.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
+from functools import partial
 
 from assets.common.chain import DomainChain
-from assets.common.lazy import lazy
+from evals.domains import Domain
 from schemas import required_columns
 
 BLOCKING_CHECKS = frozenset({"schema", "recompute"})
 """A verdict file that breaks its schema or disagrees with the re-computation must not reach a report."""
 
 
-def chain_for(domain: str, **fields) -> DomainChain:
-    """The domain's chain: `fields` as given, every other field from the domain's packages."""
-    schema = import_module(f"schemas.{domain}")
-    config, normalise, engine, checks, expectations, verdicts = (
-        import_module(f"rules.{domain}.{name}") for name in ("config", "normalise", "engine", "checks", "expectations", "verdicts")
-    )
+def _report_call(domain: Domain, which: int, *args, **kwargs):
+    # Report code (statistics) loads only where a report is made, not in every run.
+    return domain.reporting()[which](*args, **kwargs)
+
+
+def chain_for(domain: Domain, **fields) -> DomainChain:
+    """The domain's chain: `fields` as given, every other field from its registry entry."""
+    spec = domain.spec
     wired = dict(
-        domain=domain,
-        datasets=schema.INPUT_DATASETS,
-        id_fields=normalise.ID_FIELDS,
-        required=lambda dataset: required_columns(domain, dataset),
-        load_config=config.load_config,
-        normalise=normalise.normalise,
-        stored_columns=normalise.stored_columns,
-        json_columns=(),
-        restore=normalise.restore,
-        judge=engine.judge,
-        records=engine.records,
-        output_columns=engine.OUTPUT_COLUMNS,
-        verdict_json_columns=("evidence",),
-        verdict_key="verdict",
-        output_schema=schema.OUTPUT,
-        verdict_order=verdicts.ORDER,
-        run_checks=checks.run_checks,
+        domain=spec.name,
+        datasets=spec.datasets,
+        id_fields=spec.id_fields,
+        time_fields=spec.time_fields,
+        required=partial(required_columns, spec.name),
+        load_config=spec.load_config,
+        normalise=spec.normalise,
+        stored_columns=spec.stored_columns,
+        json_columns=spec.json_columns,
+        restore=spec.restore,
+        # The daily chain judges with the tagger and summary writer of the domain's config.
+        judge=lambda tables, config: spec.judge(tables, config),
+        records=spec.records,
+        output_columns=spec.output_columns,
+        verdict_json_columns=spec.verdict_json_columns,
+        verdict_key=spec.verdict_key,
+        output_schema=spec.output_schema,
+        verdict_order=spec.verdict_order,
+        run_checks=spec.run_checks,
+        check_titles=domain.check_titles(),
         blocking_checks=BLOCKING_CHECKS,
-        expectations=expectations.EXPECTATIONS,
-        # Report code (statistics) loads only where a report is made, not in every run.
-        load_golden=lazy(f"evals.{domain}", "load_golden"),
-        build_report=lazy(f"evals.{domain}", "build_report"),
+        expectations=spec.expectations,
+        load_golden=partial(_report_call, domain, 1),
+        build_report=partial(_report_call, domain, 0),
+        verdicts_description=domain.verdicts_description,
+        preview=domain.preview,
     )
-    if "time_fields" not in fields:  # a domain without TIME_FIELDS names its event datasets itself
-        wired["time_fields"] = normalise.TIME_FIELDS
     return DomainChain(**{**wired, **fields})

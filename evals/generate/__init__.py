@@ -24,7 +24,6 @@ from rules.common.gates import trim
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
-DOMAINS = ("persona", "live_pick", "retry", "handoff")
 MALFORMED_FILE = "malformed.json"
 
 Row = dict
@@ -49,7 +48,7 @@ class Plan:
 @lru_cache(maxsize=None)
 def seed_rows(domain: str) -> dict[str, tuple[Row, ...]]:
     """The seed sample's rows that pass the domain's gates, per dataset, in file order."""
-    from orchestration.domains import get
+    from evals.domains import get
     from rules.common.jsonl import parse_object
 
     folder = SEEDS / domain
@@ -182,9 +181,3 @@ def repeated(changes: dict) -> Maker:
         return prev
 
     return make
-
-
-def generator(domain: str):
-    import importlib
-
-    return importlib.import_module(f"evals.generate.{domain}").generate

@@ -31,8 +31,8 @@ from orchestration.live.settings import live_settings
 from orchestration.live.verify import comparison_markdown, latest_outcomes, rejudge_windows
 from orchestration.live.suggestions import record_broadcast
 from orchestration.live.view import latest_windows_markdown
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 from rules.live_pick.config import load_config
 
 BOARD = AssetKey(["live_pick", "live_board"])

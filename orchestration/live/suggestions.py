@@ -21,7 +21,7 @@ from pydantic import Field
 
 from orchestration.live import clock, sheets
 from orchestration.live.view import history_markdown, suggestions_markdown
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.warehouse import WarehouseResource
 from rules.live_pick.config import load_config
 
 BROADCASTS = DynamicPartitionsDefinition(name="live_pick_broadcasts")

@@ -53,7 +53,7 @@ def live_board_html(engine: sa.Engine) -> str:
     """The operator's HTML board over everything the live path has judged, with each window's
     close → stored latency. Built on demand (the board's report code stays off the live runs)."""
     from evals.board import Board, render_board
-    from orchestration import domains
+    from evals import domains
 
     with engine.connect() as conn:
         rows = [store.load_json(r) for r in conn.execute(sa.select(store.verdicts.c.row)).scalars()]

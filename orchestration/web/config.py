@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orchestration import environment
 from orchestration.live.settings import live_settings
+from rules.common import environment
 
 TOKEN_ENV = "VERDICTS_LIVE_TOKEN"
 

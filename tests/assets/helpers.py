@@ -7,9 +7,9 @@ from pathlib import Path
 
 from dagster import DagsterInstance, materialize
 
-from assets.common.resources import ReportsResource
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.reports import ReportsResource
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 from tests.conftest import FIXTURES, SEEDS
 
 

@@ -25,7 +25,7 @@ from dagster import (
 from assets import handoff
 from assets.common.chain import judged_partitions
 from assets.common.partitions import DAILY
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.warehouse import WarehouseResource
 from rules.handoff import verdicts as V
 from tests.assets.helpers import oracle_rows, resources_in
 from tests.conftest import ROOT, SEEDS

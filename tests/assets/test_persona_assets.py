@@ -11,7 +11,7 @@ from dagster import AssetKey, DagsterInstance, materialize
 from statsmodels.stats.contingency_tables import mcnemar
 
 from assets import persona
-from assets.common.resources import ReportsResource
+from assets.resources.reports import ReportsResource
 from rules.persona import verdicts as V
 from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
 from tests.conftest import SEEDS

@@ -13,16 +13,22 @@ from pathlib import Path
 import pytest
 from dagster import AssetKey, Definitions
 
-from assets import retry
+from assets.common.chain import build_assets
+from assets.common.wiring import chain_for
+from evals.domains import get
 from tests.assets.helpers import materialise_day, materialise_in_turn, oracle_rows, resources_in
 from tests.conftest import SEEDS
 
 DAY1, DAY2 = "2026-09-21", "2026-09-22"
 DAY2_EVENTS = {"EV-1701", "EV-1702"}
 
+CHAIN = chain_for(get("retry"))
+"""retry has no asset module of its own: its chain is the shared one, wired from the registry."""
+ASSETS = build_assets(CHAIN)
+
 
 def _run(resources: dict, day: str, instance=None):
-    return materialise_day(retry.assets, resources, day, instance)
+    return materialise_day(ASSETS, resources, day, instance)
 
 
 def _expected(day: str) -> dict:
@@ -48,7 +54,7 @@ def test_partition_reproduces_the_oracle_and_passes_every_check(day1):
     verdicts = res["warehouse"].read_partition("retry_verdicts", DAY1, ("evidence",))
     expected = _expected(DAY1)
     assert len(verdicts) == len(expected) == 39
-    for row in retry.CHAIN.records(verdicts):
+    for row in CHAIN.records(verdicts):
         exp = expected[row["event_id"]]
         assert (row["verdict"], row["surface_key"], row["matched_event_id"]) == (exp["verdict"], exp["surface_key"], exp["matched_event_id"])
         assert row["surface_baseline"] == float(Fraction(exp["surface_baseline"]))
@@ -80,7 +86,7 @@ def test_report_carries_the_sweep_and_the_golden_agreement(day1):
 def test_second_day_and_rematerialising_replace_the_partition(tmp_path):
     wh = materialise_in_turn(resources_in(tmp_path), _run, (DAY2, DAY1, DAY2))
     assert wh.count_partition("retry_verdicts", DAY1) == 39
-    rows = retry.CHAIN.records(wh.read_partition("retry_verdicts", DAY2, ("evidence",)))
+    rows = CHAIN.records(wh.read_partition("retry_verdicts", DAY2, ("evidence",)))
     assert {r["event_id"]: (r["verdict"], r["surface_baseline"]) for r in rows} == {
         "EV-1701": ("one_shot", 0), "EV-1702": ("reworded_retry", 0)}
     assert "기본값도 비어 있어" in rows[1]["reason"]
@@ -93,7 +99,7 @@ def test_a_day_without_events_gives_empty_tables_not_a_failure(tmp_path):
 
 
 def test_the_chain_loads_in_a_code_location_with_its_checks():
-    defs = Definitions(assets=retry.assets, resources=resources_in(Path("/tmp")))
+    defs = Definitions(assets=ASSETS, resources=resources_in(Path("/tmp")))
     graph = defs.get_repository_def().asset_graph
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert {"retry/raw_interaction_events", "retry/interaction_events", "retry/surface_catalog", "retry/quarantine",
@@ -112,7 +118,7 @@ def test_the_same_assets_run_on_postgresql(tmp_path, postgres_url):
     assert _run(res, DAY1).success
     assert _run(res, DAY1).success
     assert res["warehouse"].count_partition("retry_verdicts", DAY1) == 39
-    rows = retry.CHAIN.records(res["warehouse"].read_partition("retry_verdicts", DAY1, ("evidence",)))
+    rows = CHAIN.records(res["warehouse"].read_partition("retry_verdicts", DAY1, ("evidence",)))
     assert {r["event_id"]: r["verdict"] for r in rows} == {k: e["verdict"] for k, e in _expected(DAY1).items()}
 
 
@@ -123,7 +129,7 @@ def test_a_reference_table_with_no_valid_rows_blocks_the_verdicts(tmp_path):
     for name in ("interaction_events", "surface_catalog"):
         (root / "retry" / f"{name}.jsonl").write_bytes((SEEDS / "retry" / f"{name}.jsonl").read_bytes())
     (root / "retry" / "surface_catalog.jsonl").write_text('{"surface_key": "  ", "surface_name": "빈 키"}\n', encoding="utf-8")
-    result = materialise_day(retry.assets, resources_in(tmp_path, raw_root=root), DAY1, raise_on_error=False)
+    result = materialise_day(ASSETS, resources_in(tmp_path, raw_root=root), DAY1, raise_on_error=False)
     check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "has_valid_rows")
     assert check.asset_key.path[-1] == "surface_catalog" and not check.passed
     assert "surface_catalog has no valid rows" in check.description

@@ -8,7 +8,7 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 
-from orchestration import domains
+from evals import domains
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
@@ -31,7 +31,7 @@ PAYLOADS = (
 
 
 def available(name: str) -> bool:
-    return name in domains.AVAILABLE
+    return name in domains.names()
 
 
 @lru_cache(maxsize=None)
@@ -44,7 +44,8 @@ def sample_parts(name: str, golden: bool = False):
     judged = domain.judge_dir(folder)
     checks, gated = domain.check_dir(folder, judged.rows)
     labels = domain.load_golden(folder / "golden.jsonl") if golden else None
-    report = domain.report(judged.rows, labels, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · sample data")
+    report = domain.report(judged.rows, labels, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · sample data",
+                           judged=gated.normalised)
     extra = board_spec(name).gather(domain, folder, judged)
     return domain, judged.rows, report, extra
 

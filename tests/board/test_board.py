@@ -17,17 +17,17 @@ import pytest
 from evals import board as B
 from evals.board import board_from_dir, board_spec, markdown_html, render_board
 from evals.markdown import md_table
-from orchestration import domains
+from evals import domains
 from rules.common.checks import CheckResult
 from tests.board import KNOWN, PAYLOADS, SEEDS, Page, available, sample_board, sample_parts, with_payloads
 
 
 def domain_param(name: str):
     return pytest.param(name, id=name, marks=pytest.mark.skipif(
-        not available(name), reason=f"domain {name} is not registered in orchestration.domains.AVAILABLE yet"))
+        not available(name), reason=f"domain {name} is not registered in evals.domains.names() yet"))
 
 
-ALL = [domain_param(n) for n in domains.ALL_DOMAINS]
+ALL = [domain_param(n) for n in domains.names()]
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_chips_show_every_key_verbatim_with_its_count(name, pages):
     assert all(a == b for a, b, _ in chips)
 
 
-@pytest.mark.parametrize("name", [domain_param(n) for n in domains.ALL_DOMAINS if n != "live_pick"])
+@pytest.mark.parametrize("name", [domain_param(n) for n in domains.names() if n != "live_pick"])
 def test_default_layout_puts_each_item_in_its_verdict_group(name, pages):
     spec = board_spec(name)
     _, page = pages(name)

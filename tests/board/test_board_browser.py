@@ -23,7 +23,7 @@ from urllib.parse import urlparse
 import pytest
 
 from evals.board import board_spec, render_board
-from orchestration import domains
+from evals import domains
 from tests.board import KNOWN, PAYLOADS, SEEDS, available, sample_board, sample_parts as sample_parts_for_report, with_payloads
 
 SCREENS = Path(os.environ.get("VERDICTS_BOARD_SCREENS", "/tmp/board_screens"))
@@ -52,10 +52,10 @@ def no_browser() -> str:
 
 def domain_param(name: str):
     return pytest.param(name, id=name, marks=pytest.mark.skipif(
-        not available(name), reason=f"domain {name} is not registered in orchestration.domains.AVAILABLE yet"))
+        not available(name), reason=f"domain {name} is not registered in evals.domains.names() yet"))
 
 
-ALL = [domain_param(n) for n in domains.ALL_DOMAINS]
+ALL = [domain_param(n) for n in domains.names()]
 
 
 # -- a minimal WebSocket client (RFC 6455, client side, text frames) ----------------------------

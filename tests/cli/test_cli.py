@@ -220,14 +220,14 @@ def test_explicit_gold_tags_equal_the_default(tmp_path, judged):
 
 
 @pytest.mark.parametrize("command", ["judge", "validate"])
-def test_domain_not_available_exits_2_with_a_clear_message(tmp_path, command, monkeypatch):
-    from orchestration import domains
+def test_a_domain_not_in_the_registry_exits_2_naming_the_registered_ones(tmp_path, command, monkeypatch):
+    from evals import domains
 
-    monkeypatch.setattr(domains, "AVAILABLE", ("live_pick",))
+    monkeypatch.setattr(domains, "REGISTRY", {"live_pick": domains.get("live_pick")})
     extra = ["--out", tmp_path / "v.jsonl"] if command == "judge" else ["--verdicts", SAMPLE / "golden.jsonl"]
     code, _, stderr = run(command, "persona", "--input", SAMPLE, *extra)
     assert code == 2
-    assert "persona" in stderr and "not available" in stderr and "live_pick" in stderr
+    assert "persona" in stderr and "invalid choice" in stderr and "live_pick" in stderr
     assert "Traceback" not in stderr
 
 

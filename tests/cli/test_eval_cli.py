@@ -9,13 +9,22 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from evals import domains
 from evals.runner import main_eval, parse_args
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def with_config(monkeypatch, name: str, **changes) -> None:
+    """The domain judged and checked with its configuration changed for this test."""
+    domain = domains.get(name)
+    original = domain.spec.load_config
+    monkeypatch.setattr(domain, "spec", replace(domain.spec, load_config=lambda: original().model_copy(update=changes)))
 
 
 def run(*argv) -> tuple[int, str, str]:
@@ -50,10 +59,7 @@ def test_same_rules_against_the_baseline_pass(baseline, tmp_path):
 
 
 def test_changed_threshold_fails_the_gate_naming_the_metric(baseline, tmp_path, monkeypatch):
-    import rules.live_pick.config as config
-
-    original = config.load_config
-    monkeypatch.setattr(config, "load_config", lambda path=None: original(path).model_copy(update={"picks_per_window": 2}))
+    with_config(monkeypatch, "live_pick", picks_per_window=2)
     code, out, _ = run("--domain", "live_pick", "--out", str(tmp_path), "--baseline", str(baseline), "--margin", "0.02")
     assert code == 1
     assert "live_pick · 판정 일치" in out
@@ -65,10 +71,7 @@ def test_changed_threshold_fails_the_gate_naming_the_metric(baseline, tmp_path, 
 
 
 def test_a_narrower_reentry_window_fails_the_gate_on_the_200_handoff_labels(baseline, tmp_path, monkeypatch):
-    import rules.handoff.config as config
-
-    original = config.load_config
-    monkeypatch.setattr(config, "load_config", lambda path=None: original(path).model_copy(update={"reentry_window_hours": 12}))
+    with_config(monkeypatch, "handoff", reentry_window_hours=12)
     code, out, _ = run("--domain", "handoff", "--out", str(tmp_path), "--baseline", str(baseline))
     assert code == 1
     gate = json.loads((tmp_path / "gate.json").read_text(encoding="utf-8"))
@@ -101,9 +104,9 @@ def test_unusable_input_exits_2(argv, message, tmp_path):
 def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, monkeypatch):
     from dagster import DagsterEventType
 
-    from assets.common.resources import ReportsResource
-    from assets.evaluation import eval_job
-    from orchestration.resources.raw_files import RawFilesResource
+    from assets.resources.reports import ReportsResource
+    from orchestration.evaluation import eval_job
+    from assets.resources.raw_files import RawFilesResource
 
     resources = {"raw_files": RawFilesResource(root=str(SEEDS)), "reports": ReportsResource(root=str(tmp_path / "reports"))}
     config = {"domains": ["live_pick"], "baseline": str(baseline), "margin": 0.02}
@@ -112,10 +115,7 @@ def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, m
     assert (tmp_path / "reports" / "eval" / "live_pick" / "report.json").is_file()
     assert result.output_for_node("run_evaluation") == str(tmp_path / "reports" / "eval")
 
-    import rules.live_pick.config as lp_config
-
-    original = lp_config.load_config
-    monkeypatch.setattr(lp_config, "load_config", lambda path=None: original(path).model_copy(update={"picks_per_window": 2}))
+    with_config(monkeypatch, "live_pick", picks_per_window=2)
     config["out_dir"] = str(tmp_path / "second")
     result = eval_job.execute_in_process(run_config={"ops": {"run_evaluation": {"config": config}}}, resources=resources,
                                          raise_on_error=False)

@@ -1,7 +1,6 @@
 """The `verdicts` command line on the handoff sample: judge, validate and agree.
 
-handoff is registered here for the duration of each test (the registry lists the domains the
-code location ships); commands run in-process through `orchestration.cli.main`.
+Commands run in-process through `orchestration.cli.main`.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import orchestration.domains
 from rules.handoff import verdicts as V
 from tests.cli.helpers import copy_sample, domain_paths, drop_column, read_jsonl, run, write_jsonl
 from tests.fixtures.handoff.oracle import expected_rows
@@ -23,12 +21,6 @@ DATASETS = ("chat_messages", "rooms", "handoff_phrases", "help_articles")
 DAY = "2026-10-01"
 CHECK_IDS = ["schema", "1.verdict_enum", "2.required_fields", "3.ranges", "4.durations", "5.kept_answering", "6.uncited",
              "7.reentry", "8.late_or_ai_ended", "9.evidence_fields", "10.evidence_values", "11.polite", "recompute"]
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    if "handoff" not in orchestration.domains.AVAILABLE:
-        monkeypatch.setattr(orchestration.domains, "AVAILABLE", (*orchestration.domains.AVAILABLE, "handoff"))
 
 
 def expected(day: str | None = None, status: str = V.LISTED) -> dict[str, dict]:

@@ -1,7 +1,6 @@
 """The `verdicts` command line on the retry sample: judge, validate and agree.
 
-Commands run in-process through `orchestration.cli.main`. "retry" is added to the available
-domains for these tests only, so they run whether or not it is registered yet.
+Commands run in-process through `orchestration.cli.main`.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from fractions import Fraction
 
 import pytest
 
-import orchestration.domains
 from rules.retry import verdicts as V
 from tests.cli.helpers import assert_quarantine_matches, copy_sample, domain_paths, judge_sample, read_jsonl, run, write_jsonl
 
@@ -24,16 +22,8 @@ CHECK_IDS = ["schema", "1.verdict_enum", "2.required_fields", "3.surface_key", "
              "11.surface_hop", "12.polite", "recompute"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def retry_available():
-    with pytest.MonkeyPatch.context() as mp:
-        if "retry" not in orchestration.domains.AVAILABLE:
-            mp.setattr(orchestration.domains, "AVAILABLE", (*orchestration.domains.AVAILABLE, "retry"))
-        yield
-
-
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory, retry_available):
+def judged(tmp_path_factory):
     return judge_sample(tmp_path_factory.mktemp("judged"), "retry", SAMPLE)
 
 

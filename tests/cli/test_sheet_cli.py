@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from orchestration.resources.warehouse import _engine
+from assets.resources.warehouse import _engine
 from tests.cli.helpers import run
 from tests.live.broadcasts import FIRST, FIRST_ID, judge_and_close, write_raw
 

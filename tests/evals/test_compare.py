@@ -17,7 +17,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from evals.compare import compare_versions, render_comparison
-from orchestration import domains
+from evals import domains
 from rules.persona import verdicts as V
 
 ROOT = Path(__file__).resolve().parents[2]

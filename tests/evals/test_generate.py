@@ -9,20 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from evals.generate import DOMAINS, MALFORMED_FILE, generator
-from orchestration.domains import get
+from evals.domains import get, names
+from evals.generate import MALFORMED_FILE
 from schemas import validator
 
 ROWS = 1500
 MAIN = {"persona": "turns", "live_pick": "live_chat", "retry": "interaction_events", "handoff": "chat_messages"}
 VERDICT_KEY = {"persona": "persona_code", "live_pick": "verdict", "retry": "verdict", "handoff": "verdict"}
 
+DOMAINS = names()
+
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("generated")
     for d in DOMAINS:
-        generator(d)(ROWS, 7, base / d)
+        get(d).generate(ROWS, 7, base / d)
     return {d: base / d for d in DOMAINS}
 
 
@@ -60,8 +62,8 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_same_seed_gives_same_bytes_and_another_seed_differs(domain, tmp_path, folders):
-    generator(domain)(ROWS, 7, tmp_path / "again")
-    generator(domain)(ROWS, 8, tmp_path / "other")
+    get(domain).generate(ROWS, 7, tmp_path / "again")
+    get(domain).generate(ROWS, 8, tmp_path / "other")
     assert folder_bytes(tmp_path / "again") == folder_bytes(folders[domain])
     other = folder_bytes(tmp_path / "other")
     assert other.keys() == folder_bytes(folders[domain]).keys()
@@ -71,14 +73,14 @@ def test_same_seed_gives_same_bytes_and_another_seed_differs(domain, tmp_path, f
 @pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("rows", [4, 100, 2345])
 def test_main_dataset_has_the_rows_asked(domain, rows, tmp_path):
-    info = generator(domain)(rows, 1, tmp_path)
+    info = get(domain).generate(rows, 1, tmp_path)
     assert len(lines(tmp_path / f"{MAIN[domain]}.jsonl")) == rows == info["rows"][MAIN[domain]]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_too_few_rows_for_the_malformed_ones_is_refused(domain, tmp_path):
     with pytest.raises(ValueError):
-        generator(domain)(3, 1, tmp_path)
+        get(domain).generate(3, 1, tmp_path)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from evals import tagger_agreement as TA
 from evals.report import Report
-from orchestration import domains
+from evals import domains
 from rules.live_pick import verdicts as V
 from rules.live_pick.tagger_kiwi import shared_tagger
 from rules.live_pick.tagger_lexicon import LexiconTagger

@@ -16,7 +16,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from orchestration import domains
+from evals import domains
 from tests.conftest import SEEDS
 from tests.live.console import Service, as_frames, ingest, key, pushed, sample_lines, until_resumed, window_frames, windows
 
@@ -277,8 +277,8 @@ def test_the_dagster_run_re_judges_every_streamed_window_and_names_a_difference(
 
     from orchestration.live import store
     from orchestration.live.jobs import MATCHES_BATCH, live_matches_batch, live_pick_window_sensor, live_pick_windows
-    from orchestration.resources.raw_files import RawFilesResource
-    from orchestration.resources.warehouse import WarehouseResource
+    from assets.resources.raw_files import RawFilesResource
+    from assets.resources.warehouse import WarehouseResource
 
     service, _, _, _, frames = sample_run
     copy = tmp_path / "copy.sqlite"

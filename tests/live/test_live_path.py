@@ -19,8 +19,8 @@ from orchestration.live.jobs import (
     live_pick_windows,
 )
 from orchestration.live.replay import replay
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 from rules.common import timestamps
 from rules.live_pick.config import load_config
 from rules.live_pick.engine import judge, records

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from orchestration.live import sheets
-from orchestration.resources.warehouse import _engine
+from assets.resources.warehouse import _engine
 from tests.live.broadcasts import FIRST, judge_and_close, write_raw
 
 INSTANT = 1_788_000_000_123_456_789  # a nanosecond instant past 2**53: float would blur it

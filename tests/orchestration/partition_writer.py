@@ -15,7 +15,7 @@ import time
 
 import pandas as pd
 
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.warehouse import WarehouseResource
 
 ROWS = 3000
 

@@ -12,10 +12,10 @@ import pytest
 from dagster import AssetKey, DagsterInstance, materialize
 
 from assets import live_pick
-from assets.common.resources import ReportsResource
+from assets.resources.reports import ReportsResource
 from orchestration.instance import TEAM_CONFIG
-from orchestration.resources.raw_files import RawFilesResource
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 from tests.conftest import SEEDS
 
 

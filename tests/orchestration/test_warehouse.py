@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from orchestration.resources.warehouse import WarehouseResource
+from assets.resources.warehouse import WarehouseResource
 
 
 @pytest.fixture(params=["sqlite", "psycopg2", "psycopg"])

@@ -14,7 +14,7 @@ import logging
 
 import pytest
 
-from orchestration import domains
+from evals import domains
 from rules.live_pick import verdicts as V
 from rules.live_pick.model.client import EndpointSettings
 from rules.live_pick.model.tagger import OpenAITagger

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from orchestration import domains
+from evals import domains
 from rules.persona import engine
 from rules.persona.config import PersonaConfig, load_config
 from rules.persona.normalise import load_dir

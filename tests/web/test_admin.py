@@ -13,9 +13,9 @@ from starlette.testclient import TestClient
 from evals.diff import diff_runs
 from evals.manual_checks import check_by_key, fill_person_metrics, sample
 from evals.trace import cited_rows, transcript
-from orchestration import domains
-from orchestration.resources import decisions
-from orchestration.resources.warehouse import _engine
+from evals import domains
+from assets.resources import decisions
+from assets.resources.warehouse import _engine
 from orchestration.web.app import create_app
 from orchestration.web.config import WebConfig
 from tests.cli.helpers import run
@@ -27,7 +27,7 @@ def live_pick():
     d = domains.get("live_pick")
     judged = d.judge_dir(SEEDS / "live_pick")
     checks, gated = d.check_dir(SEEDS / "live_pick", judged.rows)
-    report = d.report(judged.rows, None, checks, gated.quarantine, gated.reconciliation, scope="sample")
+    report = d.report(judged.rows, None, checks, gated.quarantine, gated.reconciliation, scope="sample", judged=gated.normalised)
     return judged, report
 
 
@@ -145,7 +145,7 @@ def test_check_keys_match_what_the_rules_report_and_titles_are_korean():
     """The Korean title table (and so Dagster's check names) has exactly the ids each domain's checks return."""
     from evals.check_titles import keys, title
 
-    for name in domains.AVAILABLE:
+    for name in domains.names():
         d = domains.get(name)
         judged = d.judge_dir(SEEDS / name)
         results, _ = d.check_dir(SEEDS / name, judged.rows)

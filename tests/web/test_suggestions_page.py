@@ -7,7 +7,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from orchestration.live import sheets
-from orchestration.resources.warehouse import _engine
+from assets.resources.warehouse import _engine
 from orchestration.web.app import create_app
 from orchestration.web.config import WebConfig
 from tests.live.broadcasts import FIRST, FIRST_ID, judge_and_close, write_raw

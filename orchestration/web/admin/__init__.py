@@ -38,7 +38,7 @@ class AdminState:
 def state_of(app) -> AdminState:
     state = getattr(app.state, "admin", None)
     if state is None:
-        from orchestration.resources.warehouse import _engine
+        from assets.resources.warehouse import _engine
         from orchestration.web.admin.runs import Runs
 
         config = app.state.config
@@ -60,9 +60,9 @@ async def lifespan(app, config: WebConfig):
 
 
 def _warm(state: AdminState) -> None:
-    from orchestration import domains
+    from evals import domains
 
-    for domain in domains.AVAILABLE:
+    for domain in domains.names():
         for key in state.runs.keys(domain):
             try:
                 state.runs.load(domain, key)
@@ -71,14 +71,14 @@ def _warm(state: AdminState) -> None:
 
 
 def _guarded(handler, domain_scoped: bool = True):
-    from orchestration import domains
+    from evals import domains
     from orchestration.web.admin.page import allowed, refused
 
     async def endpoint(request: Request) -> Response:
         if not allowed(request):
             return refused()
         state_of(request.app)
-        if domain_scoped and request.path_params.get("domain") not in domains.AVAILABLE:
+        if domain_scoped and request.path_params.get("domain") not in domains.names():
             raise HTTPException(404, "no such domain")
         if request.method == "POST" and not _same_site(request):
             raise HTTPException(403, "cross-site form")

@@ -16,8 +16,8 @@ from evals.fidelity import basis_of, next_steps
 from evals.report import PERSON, label, rows_by_id
 from evals.shared_metrics import AGREEMENT
 from evals.stats import label_order
-from orchestration import domains
-from orchestration.resources import decisions
+from evals import domains
+from assets.resources import decisions
 from orchestration.web.admin import uploads
 from orchestration.web.admin.page import (
     DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, ratio_cells, remember_token, url,
@@ -92,7 +92,7 @@ def _load_all(state, domain: str) -> list[tuple[str, Run | None, str]]:
 async def index(request: Request) -> Response:
     state = _state(request)
     parts = ["<p class='lead'>도메인마다 판정한 날과 올린 파일을 고르면 보드와 리포트가 열립니다. 판정은 명령줄과 Dagster 가 쓰는 같은 규칙으로 합니다.</p>"]
-    for domain in domains.AVAILABLE:
+    for domain in domains.names():
         runs = await asyncio.to_thread(_load_all, state, domain)
         parts.append(f"<section class='domain' id='d-{e(domain)}'><h2><a href='{e(url(domain))}'><code>{e(domain)}</code></a> "
                      f"{e(DOMAIN_TITLES.get(domain, ''))}</h2>{_run_table(domain, runs)}</section>")
@@ -128,7 +128,7 @@ async def domain_page(request: Request) -> Response:
 
 def _sample_section(state, domain: str) -> str:
     """① inline sample, ② seed.json, ③ the augmentation prompt per dataset (all from the same schema)."""
-    from orchestration.environment import SAMPLE_DIR
+    from rules.common.environment import SAMPLE_DIR
 
     out = ["<section id='seed'><h2>샘플 · seed.json · 증강 프롬프트</h2>",
            f"<p>① 아래 인라인 샘플 · ② <a href='{e(url(domain, 'seed.json'))}' download='seed.json'>seed.json 내려받기</a> · "
@@ -157,7 +157,7 @@ def _cell(v) -> str:
 
 
 async def seed_file(request: Request) -> Response:
-    from orchestration.environment import SAMPLE_DIR
+    from rules.common.environment import SAMPLE_DIR
 
     domain = request.path_params["domain"]
     body = augment.seed_json(domain, SAMPLE_DIR / domain)

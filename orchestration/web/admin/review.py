@@ -14,7 +14,7 @@ from evals.manual_checks import DECISION_WORDS, DECISIONS, check_by_key, tally
 from evals.report import label
 from evals.stats import Ratio
 from evals.trace import transcript
-from orchestration.resources import decisions
+from assets.resources import decisions
 from orchestration.web.admin.page import domain_crumbs, label_chip, page, url
 from orchestration.web.admin.pages import decisions_of, load_run
 

@@ -15,7 +15,7 @@ from typing import Callable
 
 from evals.board import Board, BoardSpec, board_spec
 from evals.manual_checks import checks_of, sample
-from orchestration import domains
+from evals import domains
 from orchestration.web.config import WebConfig
 
 MAIN_DATASET = {"persona": ("turns", "created_at"), "live_pick": ("live_chat", "sent_at"),
@@ -85,7 +85,7 @@ class Runs:
         return Path(self.config.raw_dir) / domain
 
     def is_sample(self, folder: Path) -> bool:
-        from orchestration.environment import SAMPLE_DIR
+        from rules.common.environment import SAMPLE_DIR
 
         return Path(folder).resolve().parent == SAMPLE_DIR.resolve()
 
@@ -166,7 +166,7 @@ class Runs:
         checks, gated = domain.check_dir(folder, judged.rows, day=day)
         progress(STAGES[3])
         scope = f"{domain_name} · {run_title(key, from_sample)}"
-        report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope)
+        report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised)
         extra = board_spec(domain_name).gather(domain, folder, judged) if key == "all" or key.startswith("up-") else {}
         tables = dict(judged.normalised.tables)
         board = Board(domain_name, judged.rows, report, sample=from_sample, **extra)

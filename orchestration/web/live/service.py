@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from assets.resources.warehouse import _engine
 from orchestration.live import sheets, store
 from orchestration.live.judge import references, versioned_sheet, window_audit
-from orchestration.resources.warehouse import _engine
 from orchestration.web.config import WebConfig
 from orchestration.web.live import records
 from orchestration.web.live.clients import Client, Hub

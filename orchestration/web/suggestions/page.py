@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse
 
 from orchestration.live import sheets
-from orchestration.resources.warehouse import _engine
+from assets.resources.warehouse import _engine
 from orchestration.web.security import token_ok
 from rules.live_pick.config import load_config
 from rules.live_pick.sheets import diff

@@ -11,13 +11,13 @@ from pathlib import Path
 from dagster import Config, Failure, MetadataValue, Output, in_process_executor, job, op
 from pydantic import Field
 
-from assets.common.resources import ReportsResource
-from orchestration.domains import ALL_DOMAINS
-from orchestration.resources.raw_files import RawFilesResource
+from assets.resources.reports import ReportsResource
+from evals import domains
+from assets.resources.raw_files import RawFilesResource
 
 
 class EvalConfig(Config):
-    domains: list[str] = Field(default_factory=lambda: list(ALL_DOMAINS), description="--domain: domains to evaluate")
+    domains: list[str] = Field(default_factory=lambda: list(domains.names()), description="--domain: domains to evaluate")
     input_root: str = Field("", description="--input: one sub-folder per domain (default: the raw files root)")
     golden: list[str] = Field(default_factory=list, description="--golden: DOMAIN=FILE (default: <input>/golden.jsonl)")
     out_dir: str = Field("", description="--out: output folder (default: <reports root>/eval)")

@@ -1,0 +1,71 @@
+"""handoff on the board: the day's aggregates as a header, and the held rooms as a column beside the verdicts."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evals.board import Board, BoardSpec, default_items, e, inline_md, md_table_rows, verdict_label
+from evals.trace import Transcript, TraceSpec, rows_where, shown_rows
+from rules.handoff import verdicts as V
+from rules.handoff.spec import SPEC
+
+
+AGGREGATES_HEADING = "하루 집계"
+
+
+def items(spec: BoardSpec, board: Board) -> str:
+    """The verdict columns, then the held rooms as one more column (seed 003: 판정 보류 열)."""
+    held: dict[str, list[dict]] = {}
+    for x in board.report.excluded:
+        held.setdefault(str(x.get("id")), []).append(x)
+    rows = "".join(
+        f"<details class='held-room' data-id='{e(room)}'><summary>{verdict_label(V.HELD, ())} <code class='id'>{e(room)}</code>"
+        f" <span class='sum'>빠진 줄 {len(xs)}개 때문에 이 대화만 판정에서 뺐습니다.</span></summary><div class='body'><ul>"
+        + "".join(f"<li><code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in xs) + "</ul></div></details>"
+        for room, xs in held.items())
+    column = (f"<details class='group' id='g-held' data-group-verdict='{e(V.HELD)}' open><summary><h2>{verdict_label(V.HELD, ())} "
+              f"<span class='n'>{len(held)}건</span></h2></summary>{rows or '<p class=empty>없음</p>'}</details>")
+    return default_items(spec, board) + column
+
+
+def header(board: Board) -> str:
+    body = dict(board.report.extra_sections).get(AGGREGATES_HEADING)
+    if not body:
+        return ""
+    rows = md_table_rows(body)[1:]
+    tiles = "".join(
+        f"<div class='tile{' sub' if name.startswith('·') else ''}'><span>{inline_md(name)}</span><b>{inline_md(n)}</b></div>"
+        for name, n, *_ in rows
+    )
+    return f"<section class='aggregates' aria-label='{AGGREGATES_HEADING}'><h2>{AGGREGATES_HEADING}</h2><div class='tiles'>{tiles}</div></section>"
+
+
+# -- the trace: the rows a verdict cites and the conversation around it ----------------------
+
+
+def _rooms(row) -> list:
+    return [row.get("room_id"), row.get("next_room_id")]
+
+
+def related(row, t):
+    return {"chat_messages": rows_where(t.get("chat_messages"), "room_id", _rooms(row)),
+            "rooms": rows_where(t.get("rooms"), "room_id", _rooms(row)),
+            "handoff_phrases": t.get("handoff_phrases", pd.DataFrame()),
+            "help_articles": t.get("help_articles", pd.DataFrame())}
+
+
+def transcript(row, t) -> Transcript:
+    messages = rows_where(t.get("chat_messages"), "room_id", _rooms(row)).sort_values(["sent_at_ns", "message_id"])
+    cols = ["message_id", "room_id", "sender", "sent_at", "text", "cited_article_id"]
+    focus = {row.get("first_trigger_message_id"), *(row.get("uncited_message_ids") or [])} - {None}
+    nxt = row.get("next_room_id")
+    title = f"대화 {row.get('room_id')}" + (f"와 다음 대화 {nxt}" if isinstance(nxt, str) else "") + "의 메시지"
+    return Transcript(title, cols, shown_rows(messages, cols, "message_id", focus))
+
+
+BOARD = BoardSpec(
+    SPEC.name, "AI가 상담원에게 넘겼어야 할 문의", SPEC.verdict_key, "room_id",
+    excluded_heading="판정 보류", excluded_chip="판정 보류로 뺀 줄", header=header, own_sections=(AGGREGATES_HEADING,),
+    items=items, order=SPEC.verdict_order,
+    trace=TraceSpec(related, transcript),
+)

@@ -1,0 +1,88 @@
+"""A domain as the command line, the evaluation runner, the board and the Dagster assets use it:
+its rules' `DomainSpec` plus what the evaluation layer adds (report, board, generator, wording).
+
+Report and board code load the statistics libraries, so they are reached through functions
+that import them when a report or a page is made: judging and validating never pay for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from rules.common.spec import DomainSpec
+
+
+@dataclass
+class Judged:
+    rows: list[dict]
+    quarantine: pd.DataFrame
+    reconciliation: dict
+    normalised: object
+
+
+@dataclass
+class Domain:
+    spec: DomainSpec
+    reporting: Callable[[], tuple[Callable, Callable]]
+    """Imports and returns the domain's (build_report, load_golden)."""
+    board: Callable[[], Any]
+    """Imports and returns the domain's `evals.board.BoardSpec`."""
+    generate: Callable[[int, int, Path], Any]
+    """(rows, seed, folder) → writes deterministic synthetic input (`verdicts generate`)."""
+    verdicts_description: str
+    """What one verdict row says, for the Dagster UI."""
+    preview: Callable[[list[dict]], str] = lambda rows: ""
+    """Markdown shown with a day's verdicts in the Dagster UI."""
+    report_tables: Callable[[Any, Any], dict] | None = None
+    """(the judged input, config) → extra tables `build_report` takes (handoff: every room of the day)."""
+    extras: Callable[..., dict] | None = None
+    """(domain, input dir, Judged, report) → extra sections and JSON of the week-2 evaluation."""
+    compare: Callable[..., object] | None = None
+    """(input_dir, a, b, character=None) → Comparison; for domains with prompt versions."""
+    review: Callable[..., object] | None = None
+    """(input_dir) → (review queue frame, candidate count, sample size)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def tag_sources(self) -> tuple[str, ...]:
+        return self.spec.tag_sources
+
+    @property
+    def summary_writers(self) -> tuple[str, ...]:
+        return self.spec.summary_writers
+
+    def check_titles(self) -> list[tuple[str, str]]:
+        """The schema check, the seed's numbered checks, and the re-computation: (asset check name, title)."""
+        from evals.check_titles import dagster_name, keys, title
+
+        return [(dagster_name(k), title(self.name, k)) for k in ("schema", *keys(self.name), "recompute")]
+
+    def judge_dir(self, input_dir: Path, day: str | None = None, tags: str = "gold", summaries: str = "template") -> Judged:
+        """A folder (or one day of it) read, gated and judged as `verdicts judge` does."""
+        norm, judged, config = self.spec.load(input_dir, day)
+        options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
+        frame = self.spec.judge(judged.tables, config, tags, **options)
+        return Judged(self.spec.records(frame), norm.quarantine, norm.reconciliation(), judged)
+
+    def check_dir(self, input_dir: Path, rows: list, day: str | None = None) -> tuple[list, Judged]:
+        """(check results of `rows` against the folder, the gated input), as `verdicts validate` does."""
+        norm, judged, config = self.spec.load(input_dir, day)
+        return self.spec.run_checks(judged, rows, config), Judged([], norm.quarantine, norm.reconciliation(), judged)
+
+    def report(self, rows, golden, checks, quarantine, reconciliation, scope, judged=None):
+        """The golden-agreement report; `judged` is the input the rows were checked against (`Judged.normalised`), if any."""
+        build_report, _ = self.reporting()
+        config = self.spec.load_config()
+        tables = self.report_tables(judged, config) if self.report_tables and judged is not None else {}
+        return build_report(rows, golden, checks=checks, quarantine=quarantine, reconciliation=reconciliation,
+                            config=config, scope=scope, **tables)
+
+    def load_golden(self, path: Path) -> list[dict]:
+        return self.reporting()[1](path)

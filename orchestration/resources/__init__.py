@@ -1,1 +1,0 @@
-"""Resources, chosen by environment in `orchestration.definitions`."""

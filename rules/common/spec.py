@@ -1,0 +1,115 @@
+"""What a domain is, in one plain declaration every adapter reads.
+
+Each `rules/<domain>/spec.py` exports `SPEC = DomainSpec(...)`: its datasets and their id and
+time fields, the one `judge(tables, config, tags=None, **options)` call, the output columns and
+verdict order, the checks, the expectations and the row-by-row reference. The command line, the
+Dagster assets, the evaluation runner, the board, the live service and the benchmarks take a
+domain's facts from here rather than restating them. Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import pandas as pd
+
+from rules.common.gates import Normalised
+
+Loader = Callable[["DomainSpec", Path, "str | None"], tuple[Normalised, Normalised, Any]]
+"""(spec, input_dir, day) → (the gated input, what the rules judge and check, config)."""
+
+
+@dataclass(frozen=True)
+class DomainSpec:
+    name: str
+    datasets: tuple[str, ...]
+    """Input datasets in the order they are read and gated (schemas/<domain>/INPUT_DATASETS)."""
+    id_fields: dict[str, str]
+    time_fields: dict[str, str]
+    """Event datasets and the field that puts a line in a day; the other datasets are reference snapshots."""
+    event_dataset: str
+    """The dataset whose lines the verdicts are about; its time field decides a line's day."""
+    verdict_key: str
+    """The output column holding the verdict ("verdict", or persona's "persona_code")."""
+    verdict_order: tuple[str, ...]
+    output_schema: str
+    """Name of the output JSON Schema in schemas/<domain>/."""
+    output_columns: list[str]
+    load_config: Callable[[], Any]
+    read_input_dir: Callable[[Path], dict[str, pd.DataFrame]]
+    normalise: Callable[[dict, Any], Normalised]
+    stored_columns: Callable[[str], list[str]]
+    restore: Callable[[dict, Any], dict]
+    judge: Callable[..., pd.DataFrame]
+    """(normalised tables, config, tags=None, **options) → verdict frame in output columns.
+    `tags` names the tagger where a domain has several (None: the config's); other domains ignore it."""
+    records: Callable[[pd.DataFrame], list[dict]]
+    run_checks: Callable[[Normalised, list, Any], list]
+    expectations: dict[str, list]
+    reference: Callable[[Normalised, Any], Any]
+    """(judged input, config) → the row-by-row re-computation of the verdicts."""
+    engine: ModuleType
+    """The engine module; its `explain` builds evidence and summaries (the scale benchmark stubs it to time the rules alone)."""
+    json_columns: tuple[str, ...] = ()
+    """Normalised columns stored as JSON text."""
+    verdict_json_columns: tuple[str, ...] = ("evidence",)
+    tag_sources: tuple[str, ...] = ("gold",)
+    summary_writers: tuple[str, ...] = ("template",)
+    load_dir: Loader | None = None
+    """How a folder (and optionally one day of it) is read and gated; None: `day_loader` on the event dataset."""
+    schema_dir: Path | None = None
+    """Where the domain's JSON Schemas are when they are not in the `schemas` package."""
+    explain_outputs: int = 3
+    """How many per-row lists `engine.explain` returns (evidence, summary or reason, hedge)."""
+
+    @property
+    def event_time(self) -> str:
+        return self.time_fields[self.event_dataset]
+
+    def load(self, input_dir: Path, day: str | None = None) -> tuple[Normalised, Normalised, Any]:
+        """(the gated input, what the rules judge and check, config) of a folder, or of one day of it."""
+        return (self.load_dir or day_loader)(self, input_dir, day)
+
+
+def day_loader(spec: DomainSpec, input_dir: Path, day: str | None):
+    """Read a folder, keep the event dataset's lines of the day (in the config's time zone) when one is given, and gate it."""
+    from rules.common.days import line_days
+
+    config = spec.load_config()
+    raw = spec.read_input_dir(input_dir)
+    lines = raw[spec.event_dataset]
+    if day and len(lines):
+        raw[spec.event_dataset] = lines[line_days(lines, spec.event_time, config.timezone) == day].reset_index(drop=True)
+    norm = spec.normalise(raw, config)
+    return norm, norm, config
+
+
+def from_layout(schema: ModuleType, normalise: ModuleType, engine: ModuleType, verdicts: ModuleType,
+                run_checks: Callable, load_config: Callable, expectations: dict, **fields) -> DomainSpec:
+    """A spec whose modules follow the shared layout: `schemas.<d>` (DOMAIN, INPUT_DATASETS, OUTPUT),
+    `normalise` (ID_FIELDS, TIME_FIELDS, read_input_dir, normalise, stored_columns, restore),
+    `engine` (OUTPUT_COLUMNS, records) and `verdicts` (ORDER). `fields` are the domain's own facts
+    (event dataset, verdict key, judge, reference, …) and any departure from the layout."""
+    wired = dict(
+        name=schema.DOMAIN,
+        datasets=schema.INPUT_DATASETS,
+        output_schema=schema.OUTPUT,
+        id_fields=normalise.ID_FIELDS,
+        read_input_dir=normalise.read_input_dir,
+        normalise=normalise.normalise,
+        stored_columns=normalise.stored_columns,
+        restore=normalise.restore,
+        output_columns=engine.OUTPUT_COLUMNS,
+        records=engine.records,
+        engine=engine,
+        verdict_order=verdicts.ORDER,
+        run_checks=run_checks,
+        load_config=load_config,
+        expectations=expectations,
+    )
+    if "time_fields" not in fields:
+        wired["time_fields"] = normalise.TIME_FIELDS
+    return DomainSpec(**{**wired, **fields})
