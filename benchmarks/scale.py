@@ -123,12 +123,33 @@ def nightly(raw_dir: Path, day: str) -> dict:
     result = defs.resolve_job_def("nightly").execute_in_process(
         partition_key=day, instance=DagsterInstance.get(), raise_on_error=False, run_config=QUIET)
     failed = [e.step_key for e in result.all_events if e.is_failure and e.step_key]
-    return {"ok": result.success or failed, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb()}
+    steps = len({e.step_key for e in result.all_events if e.is_step_success})
+    return {"ok": result.success or failed, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb(), "steps": steps}
+
+
+def nightly_env(tmp: str, raw: Path) -> dict:
+    env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
+           "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
+    Path(env["DAGSTER_HOME"]).mkdir()
+    return env
+
+
+def run_nightly_sample(day: str) -> None:
+    """The nightly job on one day of the sample data (every domain), in a fresh instance."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run([sys.executable, __file__, "--nightly-child", str(ROOT / "seeds"), day], capture_output=True,
+                              text=True, cwd=ROOT, env=nightly_env(tmp, ROOT / "seeds"))
+    if done.returncode:
+        print(f"nightly on the sample day {day} failed: {done.stderr[-500:]}")
+        return
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"\nnightly job in-process on the sample day {day}: {r['seconds']:.1f} s wall, {r['steps']} steps, "
+          f"{r['peak_mb']:.0f} MB peak, ok {r['ok']}")
 
 
 def run_nightly(domains: list[str], rows: int, data: Path) -> None:
     print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain")
-    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'seconds':>8} {'peak MB':>8}  ok")
+    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'seconds':>8} {'steps':>5} {'peak MB':>8}  ok")
     for domain in domains:
         day, share = busiest_day(domain)
         total = int(rows / share) + 1
@@ -138,16 +159,14 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
                 if other != domain:
                     shutil.copytree(ROOT / "seeds" / other, raw / other)
             registry.get(domain).generate(total, SEED, raw / domain)
-            env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
-                   "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
-            Path(env["DAGSTER_HOME"]).mkdir()
+            env = nightly_env(tmp, raw)
             done = subprocess.run([sys.executable, __file__, "--nightly-child", str(raw), day], capture_output=True,
                                   text=True, cwd=ROOT, env=env)
             if done.returncode:
                 print(f"{domain:<10} {day:<11} failed: {done.stderr[-500:]}")
                 continue
             r = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>8.1f} {r['peak_mb']:>8.0f}  {r['ok']}")
+            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>8.1f} {r['steps']:>5} {r['peak_mb']:>8.0f}  {r['ok']}")
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -160,6 +179,7 @@ def main() -> None:
     p.add_argument("--sample", type=int, default=10_000, help="rows on which the reference is timed")
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
     p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
+    p.add_argument("--nightly-sample", metavar="DAY", help="also run the nightly job on one day of the sample data (e.g. 2026-10-01)")
     p.add_argument("--plot", type=Path, help="write the growth plot (judge seconds against rows) to this PNG (needs matplotlib)")
     p.add_argument("--measure", nargs=3, metavar=("DOMAIN", "DIR", "REF"), help=argparse.SUPPRESS)
     p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
@@ -175,6 +195,8 @@ def main() -> None:
         growth = table(a)
         if a.plot:
             plot_growth(growth, a.plot)
+    if a.nightly_sample:
+        run_nightly_sample(a.nightly_sample)
     if a.nightly:
         run_nightly(a.domains, 100_000, a.data)
 

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import pandas as pd
 from dagster import (
+    AssetCheckKey,
     AssetCheckResult,
     AssetCheckSpec,
     AssetDep,
@@ -140,33 +141,29 @@ def check_name(result_id: str) -> str:
 
 
 def build_assets(c: DomainChain) -> list[AssetsDefinition]:
-    return [*[_raw_asset(c, d) for d in c.datasets], _normalise_asset(c), _verdicts_asset(c), _report_asset(c)]
+    return [_ingest_asset(c), _verdicts_asset(c), _report_asset(c)]
 
 
-def _raw_asset(c: DomainChain, dataset: str) -> AssetsDefinition:
-    @asset(
-        key=c.key(f"raw_{dataset}"),
-        group_name=c.domain,
-        partitions_def=DAILY,
-        description=f"Raw lines of `{dataset}.jsonl` for the day, untouched, with file and line number.",
-    )
-    def _raw(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource) -> MaterializeResult:
-        day = context.partition_key
-        raw = raw_files.read_partition(c.domain, dataset, day, c.time_fields.get(dataset), c.required(dataset))
-        n = warehouse.replace_partition(c.raw_table(dataset), day, raw, index_columns=("line",), kinds=RAW_KINDS)
-        files = sorted(raw["file"].unique()) if n else []
-        return MaterializeResult(metadata={"rows": n, "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
-
-    return _raw
+def _write_raw(c: DomainChain, dataset: str, day: str, raw_files: RawFilesResource, warehouse: WarehouseResource) -> MaterializeResult:
+    raw = raw_files.read_partition(c.domain, dataset, day, c.time_fields.get(dataset), c.required(dataset))
+    n = warehouse.replace_partition(c.raw_table(dataset), day, raw, index_columns=("line",), kinds=RAW_KINDS)
+    files = sorted(raw["file"].unique()) if n else []
+    return MaterializeResult(asset_key=c.key(f"raw_{dataset}"),
+                             metadata={"rows": n, "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
 
 
-def _normalise_asset(c: DomainChain) -> AssetsDefinition:
+def _ingest_asset(c: DomainChain) -> AssetsDefinition:
+    """Raw tables, normalised tables and the quarantine of a day in one step: the asset graph shows each
+    table, while a run pays one step's overhead for them. Any subset can be materialised (a raw table
+    alone, or the normalisation of stored raw tables)."""
     raw_keys = [c.key(f"raw_{x}") for x in c.datasets]
     references = [d for d in c.datasets if is_reference(c.domain, d)]
 
     @multi_asset(
         name=f"{c.domain}_normalise",
         specs=[
+            *[AssetSpec(c.key(f"raw_{d}"), group_name=c.domain,
+                        description=f"Raw lines of `{d}.jsonl` for the day, untouched, with file and line number.") for d in c.datasets],
             *[AssetSpec(c.key(d), deps=raw_keys, group_name=c.domain,
                         description=f"Normalised `{d}`: rows that passed the schema and data-quality gates.") for d in c.datasets],
             AssetSpec(c.key("quarantine"), deps=raw_keys, group_name=c.domain,
@@ -181,9 +178,16 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
                              description=f"the reference table {d} has at least one valid row for the day") for d in references],
         ],
         partitions_def=DAILY,
+        can_subset=True,
     )
-    def _normalise(context: AssetExecutionContext, warehouse: WarehouseResource):
+    def _normalise(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource):
         day = context.partition_key
+        selected, checks = context.selected_asset_keys, context.selected_asset_check_keys
+        for d in c.datasets:
+            if c.key(f"raw_{d}") in selected:
+                yield _write_raw(c, d, day, raw_files, warehouse)
+        if not selected - set(raw_keys):
+            return
         config = c.load_config()
         norm = c.normalise({d: warehouse.read_partition(c.raw_table(d), day) for d in c.datasets}, config)
         quarantine, suites = [norm.quarantine], {}
@@ -209,9 +213,10 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
             stored_q,
         )
         for d in c.datasets:
-            yield MaterializeResult(asset_key=c.key(d), metadata={k: rec[d][k] for k in ("normalised", "quarantined", "raw")})
+            if c.key(d) in selected:
+                yield MaterializeResult(asset_key=c.key(d), metadata={k: rec[d][k] for k in ("normalised", "quarantined", "raw")})
         by_reason = stored_q.groupby(["dataset", "reason_code"]).size().reset_index(name="rows").values.tolist() if len(stored_q) else []
-        yield MaterializeResult(
+        quarantine_result = MaterializeResult(
             asset_key=c.key("quarantine"),
             metadata={
                 "rows": len(stored_q),
@@ -222,22 +227,25 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
                 ),
             },
         )
+        if c.key("quarantine") in selected:
+            yield quarantine_result
+        results = []
         for d in c.datasets:
             r = rec[d]
-            yield AssetCheckResult(
+            results.append(AssetCheckResult(
                 asset_key=c.key(d), check_name="rows_reconcile", passed=bool(r["reconciles"]),
                 metadata={"raw": r["raw"], "normalised": r["normalised"], "quarantined": r["quarantined"]},
                 description=f"{r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined",
-            )
+            ))
             if d in references:
                 empty = d in empty_references(c.domain, {d: r})
-                yield AssetCheckResult(
+                results.append(AssetCheckResult(
                     asset_key=c.key(d), check_name="has_valid_rows", passed=not empty,
                     metadata={"normalised": r["normalised"], "raw": r["raw"]},
                     description=empty_reference_warning(d, r) if empty else f"{r['normalised']} valid rows",
-                )
+                ))
             outcomes = suites[d]
-            yield AssetCheckResult(
+            results.append(AssetCheckResult(
                 asset_key=c.key(d), check_name="expectations", passed=all(o.success for o in outcomes),
                 metadata={
                     "expectations": len(outcomes),
@@ -246,7 +254,8 @@ def _normalise_asset(c: DomainChain) -> AssetsDefinition:
                         if outcomes else "empty table: nothing to validate"
                     ),
                 },
-            )
+            ))
+        yield from (r for r in results if AssetCheckKey(r.asset_key, r.check_name) in checks)
 
     return _normalise
 
