@@ -23,6 +23,8 @@ CONTENT_PREFIXES = ("N", "V", "M", "XR", "SL", "SH", "SN")
 """Part-of-speech tags kept as content: nouns, predicates, adverbs/determiners, roots, foreign words, numbers."""
 NOT_CONTENT = ("VCP", "VCN")
 """The copulas 이다 / 아니다 carry no topic."""
+KNOWN_BODIES = 100_000
+"""Bodies whose lemmas are kept (emptied when full): a few tens of MB at most."""
 
 
 def content_lemmas(tokens) -> tuple[str, ...]:
@@ -88,13 +90,28 @@ class KiwiTagger:
     def __init__(self, vocabulary_path: str | Path | None = None):
         words = read_vocabulary(vocabulary_path)
         self._lock = threading.Lock()  # one analyser, possibly called from several threads of a service
+        self._known: dict[str, tuple[str, ...]] = {}
         self.kiwi = build_analyser(words)
         self.vocabulary = parse_vocabulary(self.kiwi, words)
 
     def lemmas(self, bodies: Sequence[str]) -> list[tuple[str, ...]]:
         # One call per line: short chat lines gain nothing from the analyser's worker threads.
+        # Answers are kept by body: a live window's lines are tagged as they arrive and again by
+        # the checks when it closes, and chat repeats itself ("ㅋㅋㅋ", the same question).
+        out = []
         with self._lock:
-            return [content_lemmas(self.kiwi.tokenize(b)) if isinstance(b, str) else () for b in bodies]
+            known = self._known
+            for b in bodies:
+                if not isinstance(b, str):
+                    out.append(())
+                    continue
+                found = known.get(b)
+                if found is None:
+                    if len(known) >= KNOWN_BODIES:
+                        known.clear()
+                    found = known[b] = content_lemmas(self.kiwi.tokenize(b))
+                out.append(found)
+        return out
 
     def propose(self, bodies: Sequence[str], vocabularies=None, groups=None) -> list[Proposal]:
         return [Proposal(match(lemmas, self.vocabulary) or None) for lemmas in self.lemmas(bodies)]

@@ -93,3 +93,18 @@ def test_judge_with_gold_tags_never_loads_the_analyser(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_kiwi_analyses_a_body_once_and_answers_it_the_same_again():
+    from rules.live_pick.tagger_kiwi import KiwiTagger, content_lemmas
+
+    tagger = KiwiTagger()
+    calls = []
+    tokenize = tagger.kiwi.tokenize
+    tagger.kiwi = type("Counting", (), {"tokenize": lambda self, text: calls.append(text) or tokenize(text)})()
+    bodies = ["오늘 노래 불러 주세요", "ㅋㅋㅋ", "오늘 노래 불러 주세요", None]
+    first = tagger.lemmas(bodies)
+    again = tagger.lemmas(bodies)
+    assert first == again and first[0] == first[2] and first[3] == ()
+    assert calls == ["오늘 노래 불러 주세요", "ㅋㅋㅋ"]
+    assert first[:2] == [content_lemmas(tokenize(b)) for b in bodies[:2]]
