@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from orchestration import domains
+from evals import domains
 from orchestration.cli import main
 from tests.conftest import SEEDS
 from tests.live.console import Service, as_frames, ingest, sample_lines, window_frames, windows
