@@ -17,6 +17,12 @@ BLOCKING_CHECKS = frozenset({"schema", "recompute"})
 """A verdict file that breaks its schema or disagrees with the re-computation must not reach a report."""
 
 
+SPEC_FIELDS = ("datasets", "id_fields", "time_fields", "load_config", "normalise", "stored_columns", "json_columns", "restore",
+               "records", "output_columns", "verdict_json_columns", "verdict_key", "output_schema", "verdict_order",
+               "run_checks", "expectations")
+"""Chain fields that are the spec's own, under the same names."""
+
+
 def _report_call(domain: Domain, which: int, *args, **kwargs):
     # Report code (statistics) loads only where a report is made, not in every run.
     return domain.reporting()[which](*args, **kwargs)
@@ -25,29 +31,14 @@ def _report_call(domain: Domain, which: int, *args, **kwargs):
 def chain_for(domain: Domain, **fields) -> DomainChain:
     """The domain's chain: `fields` as given, every other field from its registry entry."""
     spec = domain.spec
-    wired = dict(
+    wired = {name: getattr(spec, name) for name in SPEC_FIELDS}
+    wired.update(
         domain=spec.name,
-        datasets=spec.datasets,
-        id_fields=spec.id_fields,
-        time_fields=spec.time_fields,
         required=partial(required_columns, spec.name),
-        load_config=spec.load_config,
-        normalise=spec.normalise,
-        stored_columns=spec.stored_columns,
-        json_columns=spec.json_columns,
-        restore=spec.restore,
         # The daily chain judges with the tagger and summary writer of the domain's config.
         judge=lambda tables, config: spec.judge(tables, config),
-        records=spec.records,
-        output_columns=spec.output_columns,
-        verdict_json_columns=spec.verdict_json_columns,
-        verdict_key=spec.verdict_key,
-        output_schema=spec.output_schema,
-        verdict_order=spec.verdict_order,
-        run_checks=spec.run_checks,
         check_titles=domain.check_titles(),
         blocking_checks=BLOCKING_CHECKS,
-        expectations=spec.expectations,
         load_golden=partial(_report_call, domain, 1),
         build_report=partial(_report_call, domain, 0),
         verdicts_description=domain.verdicts_description,
