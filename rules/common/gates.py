@@ -7,16 +7,19 @@ reconcile: raw rows = normalised rows + quarantined rows.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from typing import Callable
+from typing import Callable, Iterator
 
+import numpy as np
 import pandas as pd
 
 from rules.common import timestamps
 from schemas import is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
-                                lenient_get, read_object)
+                                lenient_get, read_object, read_objects)
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
@@ -42,6 +45,19 @@ BOM, bidi marks, tags), Unicode 14.0.0; a test re-derives them from `unicodedata
 PADDING = "".join(chr(c) for a, b in _PADDING_RANGES for c in range(a, b + 1))
 
 
+_ROW_BY_ROW: ContextVar[bool] = ContextVar("row_by_row", default=False)
+
+
+@contextmanager
+def row_by_row() -> Iterator[None]:
+    """Screens made inside run every gate line by line, the reference the column-wise gates match."""
+    token = _ROW_BY_ROW.set(True)
+    try:
+        yield
+    finally:
+        _ROW_BY_ROW.reset(token)
+
+
 def trim(value: object) -> object:
     """Trim Unicode whitespace and format characters from both ends (ids and codes compare after
     this, case-sensitively): "CH-001\u200b" and "\ufeffCH-001" are the id "CH-001"."""
@@ -60,8 +76,10 @@ class Screen:
         undecoded = (raw[NOT_UTF8].reset_index(drop=True) if NOT_UTF8 in raw.columns
                      else pd.Series(None, index=base.index, dtype=object))
         undecoded = undecoded.where(undecoded.notna() & undecoded.astype(bool), None)
-        parsed = [(None, NOT_UTF8, f"not UTF-8 text ({why})") if why else read_object(text)
-                  for text, why in zip(base["text"], undecoded)]
+        read = (lambda texts: [read_object(t) for t in texts]) if _ROW_BY_ROW.get() else read_objects
+        parsed = read(base["text"])
+        for i in np.flatnonzero(undecoded.notna().to_numpy()):  # its text shows the bytes escaped
+            parsed[i] = (None, NOT_UTF8, f"not UTF-8 text ({undecoded.iat[i]})")
         base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
         codes = pd.Series([code for _, code, _ in parsed], index=base.index, dtype=object)
         reasons = pd.Series([why for _, _, why in parsed], index=base.index, dtype=object)

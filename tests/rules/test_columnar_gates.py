@@ -1,0 +1,118 @@
+"""The column-wise gates against the line-by-line reference: the same tables, the same quarantine."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evals import domains
+from rules.common import gates
+from rules.common.environment import SAMPLE_DIR
+from rules.common.jsonl import read_object, read_objects
+
+DOMAINS = ("persona", "live_pick", "retry", "handoff")
+
+
+def _strict(frame: pd.DataFrame) -> dict:
+    """A frame as exact text: the type of every value counts (1, 1.0 and True differ), so do dtypes and order."""
+    return {
+        "columns": list(frame.columns),
+        "dtypes": [str(t) for t in frame.dtypes],
+        "index": list(frame.index),
+        "values": {c: [repr(v) for v in frame[c]] for c in frame.columns},
+    }
+
+
+def _normalised(domain: str, input_dir):
+    module = importlib.import_module(f"rules.{domain}.normalise")
+    config = importlib.import_module(f"rules.{domain}.config").load_config()
+    return module.load_dir(input_dir, config)
+
+
+def assert_same_gates(domain: str, input_dir) -> None:
+    fast = _normalised(domain, input_dir)
+    with gates.row_by_row():
+        slow = _normalised(domain, input_dir)
+    assert list(fast.tables) == list(slow.tables)
+    for name in slow.tables:
+        assert _strict(fast.tables[name]) == _strict(slow.tables[name]), name
+    assert _strict(fast.quarantine) == _strict(slow.quarantine)
+    assert fast.raw_counts == slow.raw_counts
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_sample_data(domain):
+    assert_same_gates(domain, SAMPLE_DIR / domain)
+
+
+@pytest.mark.parametrize("seed", (1, 2, 3))
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generated_data_with_malformed_rows(domain, seed, tmp_path):
+    made = domains.get(domain).generate(10_000, seed, tmp_path)
+    assert any(made["malformed"].values())
+    assert_same_gates(domain, tmp_path)
+
+
+NASTY = [
+    '{"a":"\\ud800"}', '{"a":"\\udc00x"}', '{"\\ud800":1}', '{"a":"\\ud83d\\ude00"}', '{"a":"\\ud800\\u0041"}',
+    '{"a":1,"a":2}', '{"a":1,"b":0,"a":2}', '\ufeff{"a":1}', '{"a":1}\ufeff', '\x0c{"a":1}', '\u00a0{"a":1}',
+    '{"a":1e400}', '{"a":-1e400}', '{"a":1e-400}', '{"a":18446744073709551615}', '{"a":9223372036854775808}',
+    '{"a":9223372036854775807}', '{"a":-9223372036854775808}', '{"a":-9223372036854775809}', '{"a":' + "9" * 5000 + '}',
+    '{"a":NaN}', '{"a":Infinity}', '{"a":-Infinity}', '{"a":"\x01"}', '{"a":"\x7f\u2028\u0085"}', ' {"a":1} ', '\t{"a":1}\r',
+    '{"a":-0}', '{"a":-0.0}', '{"a":1.0}', '{"a":1E5}', '{"a":01}', '{"a":.5}', '{"a":1.}', '{"a":+1}',
+    '{"a":"\\u0000"}', '{"a":1}\x00', '{"a":[1,]}', '{"a":tru}', "{'a':1}", '{"a":1}{"b":2}', '{"a":1} x', "[1]", '"x"',
+    "1", "null", "{}", '{"a":123456789012345678901234.5}', '{"a":2.2250738585072011e-308}', '{"a":"\\/\\b"}', '{"a":"\\x"}',
+    '{"id":"CH-1\u200b"}', '{"a":{"b":[{"c":"\\udfff"}]}}',
+] + ['{"a":' + "[" * d + "]" * d + "}" for d in (100, 511, 512, 900, 990, 1000, 1023, 1024, 1100)]
+
+
+def _same(lines):
+    assert read_objects(lines) == [read_object(t) for t in lines]
+    # equal dicts may still differ in key order or value types
+    for (a, _, _), (b, _, _) in zip(read_objects(lines), [read_object(t) for t in lines]):
+        assert json.dumps(a) == json.dumps(b) and repr(a) == repr(b)
+
+
+def test_nasty_lines_read_as_line_by_line():
+    _same(NASTY)
+
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+)
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                       max_leaves=10)
+FRAGMENTS = [
+    "NaN", "Infinity", "-Infinity", "1e400", "-1e999", "18446744073709551615", "9223372036854775808", '"\\ud800"',
+    '"\\udc00"', '"\\ud83d\\ude00"', "\ufeff", "\u200b", "\u00a0", " ", "\t", ",", ":", "{", "}", "[", "]", '"', "\\",
+    "01", "-0", "1.", ".5", "true", "nul", '"a"', '"a":1', "\x00", "\x1f", "\u2028",
+]
+_fragments = st.sampled_from(FRAGMENTS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _values, max_size=5))
+def test_objects_read_as_line_by_line(obj):
+    _same([json.dumps(obj), json.dumps(obj, ensure_ascii=False)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_fragments, st.text(max_size=4)), min_size=1, max_size=12))
+def test_json_ish_text_read_as_line_by_line(parts):
+    text = "".join(parts)
+    _same([text, "{" + text + "}", '{"a":' + text + "}", '{"a":[' + text + "]}"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), _values, min_size=1, max_size=4), _fragments,
+       st.integers(min_value=0, max_value=40))
+def test_objects_with_a_fragment_spliced_in(obj, fragment, at):
+    text = json.dumps(obj, ensure_ascii=False)
+    at = min(at, len(text))
+    _same([text[:at] + fragment + text[at:]])
