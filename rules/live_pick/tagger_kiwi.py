@@ -24,7 +24,7 @@ CONTENT_PREFIXES = ("N", "V", "M", "XR", "SL", "SH", "SN")
 NOT_CONTENT = ("VCP", "VCN")
 """The copulas 이다 / 아니다 carry no topic."""
 KNOWN_BODIES = 100_000
-"""Bodies whose lemmas are kept (emptied when full): a few tens of MB at most."""
+"""Bodies whose lemmas and tags are kept (emptied when full): a few tens of MB at most."""
 
 
 def content_lemmas(tokens) -> tuple[str, ...]:
@@ -90,31 +90,36 @@ class KiwiTagger:
     def __init__(self, vocabulary_path: str | Path | None = None):
         words = read_vocabulary(vocabulary_path)
         self._lock = threading.Lock()  # one analyser, possibly called from several threads of a service
-        self._known: dict[str, tuple[str, ...]] = {}
+        self._known: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {}
         self.kiwi = build_analyser(words)
         self.vocabulary = parse_vocabulary(self.kiwi, words)
 
-    def lemmas(self, bodies: Sequence[str]) -> list[tuple[str, ...]]:
-        # One call per line: short chat lines gain nothing from the analyser's worker threads.
-        # Answers are kept by body: a live window's lines are tagged as they arrive and again by
-        # the checks when it closes, and chat repeats itself ("ㅋㅋㅋ", the same question).
+    def _read(self, bodies: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ...] | None]]:
+        """(content lemmas, matched tags) per body. One analyser call per line: short chat lines gain
+        nothing from the analyser's worker threads. Both are kept by body: a live window's lines
+        are tagged as they arrive and again by the checks when it closes, and chat repeats itself
+        ("ㅋㅋㅋ", the same question)."""
         out = []
         with self._lock:
             known = self._known
             for b in bodies:
                 if not isinstance(b, str):
-                    out.append(())
+                    out.append(((), None))
                     continue
                 found = known.get(b)
                 if found is None:
                     if len(known) >= KNOWN_BODIES:
                         known.clear()
-                    found = known[b] = content_lemmas(self.kiwi.tokenize(b))
+                    lemmas = content_lemmas(self.kiwi.tokenize(b))
+                    found = known[b] = (lemmas, tuple(match(lemmas, self.vocabulary)) or None)
                 out.append(found)
         return out
 
+    def lemmas(self, bodies: Sequence[str]) -> list[tuple[str, ...]]:
+        return [lemmas for lemmas, _ in self._read(bodies)]
+
     def propose(self, bodies: Sequence[str], vocabularies=None, groups=None) -> list[Proposal]:
-        return [Proposal(match(lemmas, self.vocabulary) or None) for lemmas in self.lemmas(bodies)]
+        return [Proposal(list(tags) if tags else None) for _, tags in self._read(bodies)]
 
 
 @lru_cache(maxsize=1)

@@ -96,7 +96,7 @@ def test_judge_with_gold_tags_never_loads_the_analyser(tmp_path):
 
 
 def test_kiwi_analyses_a_body_once_and_answers_it_the_same_again():
-    from rules.live_pick.tagger_kiwi import KiwiTagger, content_lemmas
+    from rules.live_pick.tagger_kiwi import KiwiTagger, content_lemmas, match
 
     tagger = KiwiTagger()
     calls = []
@@ -108,3 +108,8 @@ def test_kiwi_analyses_a_body_once_and_answers_it_the_same_again():
     assert first == again and first[0] == first[2] and first[3] == ()
     assert calls == ["오늘 노래 불러 주세요", "ㅋㅋㅋ"]
     assert first[:2] == [content_lemmas(tokenize(b)) for b in bodies[:2]]
+    answers = tagger.propose(bodies)
+    assert calls == ["오늘 노래 불러 주세요", "ㅋㅋㅋ"]  # the tags were kept with the lemmas
+    assert [p.answer for p in answers] == [match(lemmas, tagger.vocabulary) or None for lemmas in first]
+    answers[0].answer.append("changed")  # a caller's list is its own: the kept answer stays
+    assert tagger.propose(bodies[:1])[0].answer == answers[2].answer
