@@ -385,6 +385,11 @@ def record_late(engine: sa.Engine) -> int:
     return len(rows)
 
 
+def viewer_state_empty(engine: sa.Engine) -> bool:
+    with engine.connect() as conn:
+        return not conn.execute(sa.select(sa.func.count()).select_from(viewer_state)).scalar_one()
+
+
 def seed_viewer_state(engine: sa.Engine, relation: pd.DataFrame, now_ns: int) -> None:
     """Load viewer relations from the reference table once, when the state is empty."""
     with engine.begin() as conn:

@@ -46,7 +46,14 @@ def read_input_dir(input_dir: str | Path) -> dict[str, pd.DataFrame]:
 
 
 def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalised:
-    tz = config.timezone
+    sheet_s, rel_s = screen_references(raw, config)
+    chat_s = screen_chat(raw["live_chat"], sheet_s.rows, rel_s.rows, config)
+    screens = {"live_chat": chat_s, "character_sheet": sheet_s, "viewer_relation": rel_s}
+    return gathered(screens, INPUT_DATASETS, Normalised)
+
+
+def screen_references(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> tuple[Screen, Screen]:
+    """The character sheets and viewer relations through their gates (chat lines are judged against them)."""
     sheet_s = _screen(raw, "character_sheet")
     sheet = sheet_s.rows
     for col in ("world_topic_tags", "banned_tags"):
@@ -59,22 +66,27 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
     rel = rel_s.rows
     rel["answered_topics"] = rel["answered_topics"].map(_trim_list)
     rel["last_replied_at"] = rel["last_replied_at"].map(trim)
-    stamps = rel_s.stamps("last_replied_at", tz, nullable=True)
+    stamps = rel_s.stamps("last_replied_at", tz=config.timezone, nullable=True)
     rel = rel_s.rows
     rel["last_replied_ns"] = pd.array([s.ns if s else None for s in stamps], dtype="Int64")
+    return sheet_s, rel_s
 
-    chat_s = _screen(raw, "live_chat")
+
+def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig) -> Screen:
+    """Chat lines through their gates, against gated sheets and relations (`screen_references`):
+    a live service gates each batch of lines against references gated once."""
+    chat_s = _screen({"live_chat": raw}, "live_chat")
     chat = chat_s.rows
     for col in ("character_id", "viewer_id"):
         chat[col] = chat[col].map(trim)
     chat["topic_tags"] = chat["topic_tags"].map(lambda v: None if v is None else _trim_list(v))
     chat["sent_at"] = chat["sent_at"].map(trim)
-    stamps = chat_s.stamps("sent_at", tz)
+    stamps = chat_s.stamps("sent_at", config.timezone)
     chat = chat_s.rows
     chat["sent_at_ns"] = pd.array([s.ns for s in stamps[chat.index]], dtype="int64")
     chat["sent_at_form"] = [s.form for s in stamps[chat.index]]
 
-    known = set(sheet_s.rows["character_id"])
+    known = set(sheet["character_id"])
     unknown = ~chat["character_id"].isin(known)
     chat_s.reject(
         unknown,
@@ -83,7 +95,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
     )
     chat = chat_s.rows
     # Exact integer nanoseconds: a float round-trip would blur instants this large.
-    last = {v: ns for v, ns in zip(rel["viewer_id"], rel["last_replied_ns"]) if ns is not pd.NA}
+    last = {v: ns for v, ns in zip(relation["viewer_id"], relation["last_replied_ns"]) if ns is not pd.NA}
     after = pd.Series(
         [v in last and s < last[v] for v, s in zip(chat["viewer_id"], chat["sent_at_ns"])], index=chat.index
     )
@@ -94,9 +106,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
             lambda v: f"viewer_relation.last_replied_at of '{v}' is after this line's sent_at (negative cooldown)"
         ),
     )
-
-    screens = {"live_chat": chat_s, "character_sheet": sheet_s, "viewer_relation": rel_s}
-    return gathered(screens, INPUT_DATASETS, Normalised)
+    return chat_s
 
 
 def stored_columns(dataset: str) -> list[str]:

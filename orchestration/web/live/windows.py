@@ -25,7 +25,7 @@ from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import OUTPUT_COLUMNS, judge, pick_ids, records
-from rules.live_pick.normalise import normalise
+from rules.live_pick.normalise import screen_chat, screen_references
 from rules.live_pick.summaries import write_summaries
 from rules.live_pick.tags import Proposal
 
@@ -40,12 +40,13 @@ class References:
     raw: dict[str, pd.DataFrame]
     sheet: pd.DataFrame
     relation: pd.DataFrame
+    file_sheet: pd.DataFrame
+    """The sheet file's valid rows: a line of a character with none is quarantined."""
 
     @classmethod
     def of(cls, version: tuple, raw: dict[str, pd.DataFrame], config: LivePickConfig) -> "References":
-        empty = raw["viewer_relation"].iloc[0:0].assign(dataset="live_chat")
-        norm = normalise({"live_chat": empty, **raw}, config)
-        return cls(version, raw, norm.tables["character_sheet"], norm.tables["viewer_relation"])
+        sheet, relation = (s.accepted() for s in screen_references(raw, config))
+        return cls(version, raw, sheet, relation, sheet)
 
 
 @dataclass
@@ -79,10 +80,8 @@ class Prepared:
 
 def prepare(lines: pd.DataFrame, refs: References, config: LivePickConfig) -> Prepared:
     """Gate raw landing lines (dataset, file, line = landing seq, text)."""
-    norm = normalise({"live_chat": lines, **refs.raw}, config)
-    q = norm.quarantine
-    q = q[q["dataset"] == "live_chat"].reset_index(drop=True) if len(q) else empty_quarantine()
-    chat = norm.tables["live_chat"]
+    screened = screen_chat(lines, refs.file_sheet, refs.relation, config)  # the references were gated once
+    q, chat = screened.quarantine(), screened.accepted()
     step = config.window_seconds * timestamps.NS_PER_SEC
     sent = chat["sent_at_ns"].astype("int64")
     chat["window_ns"] = sent - sent % step
