@@ -35,10 +35,12 @@ UTC_SUFFIX = "_utc"
 
 
 @lru_cache(maxsize=8)
-def _engine(url: str, sqlite_synchronous: str | None = None) -> sa.Engine:
+def _engine(url: str, sqlite_synchronous: str | None = None, sqlite_checkpoints: bool = True) -> sa.Engine:
     """One engine per URL. `sqlite_synchronous` (e.g. NORMAL: in WAL mode a commit is then not
     flushed on its own, durable across a process crash but not a power cut) is for writers that
-    commit many small transactions, such as the live service."""
+    commit many small transactions, such as the live service. `sqlite_checkpoints=False`: a
+    commit never copies the write-ahead log into the database (SQLite does so once the log
+    passes 1,000 pages, stalling that commit); the writer calls `checkpoint` when it has time."""
     if sqlite_synchronous not in (None, "OFF", "NORMAL", "FULL", "EXTRA"):
         raise ValueError(f"sqlite_synchronous {sqlite_synchronous!r}")
     if url.startswith("sqlite"):
@@ -52,9 +54,18 @@ def _engine(url: str, sqlite_synchronous: str | None = None) -> sa.Engine:
             dbapi_conn.execute("PRAGMA journal_mode=WAL")
             if sqlite_synchronous:
                 dbapi_conn.execute(f"PRAGMA synchronous={sqlite_synchronous}")
+            if not sqlite_checkpoints:
+                dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
 
         return engine
     return sa.create_engine(url, pool_pre_ping=True)
+
+
+def checkpoint(engine: sa.Engine) -> None:
+    """Copy SQLite's write-ahead log into the database as far as readers allow (nothing elsewhere)."""
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 _KIND_TYPES = {"integer": sa.BigInteger, "float": sa.Float, "boolean": sa.Boolean, "text": sa.Text}

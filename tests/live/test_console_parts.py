@@ -11,6 +11,7 @@ from orchestration.web.live.clients import Hub
 from orchestration.web.live.sockets import split_frame
 from orchestration.web.live.windows import merge_checks
 from rules.common.checks import CheckResult
+from rules.live_pick import verdicts as V
 
 
 def test_a_frame_is_one_line_per_array_element_and_anything_else_is_one_line():
@@ -85,3 +86,62 @@ def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before
     assert service._holds_due(later + [(None, 2, [line("2026-11-01T09:00:29")])], now)
     assert not service._holds_due([(None, 3, [line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")])], now)
     service.pool.shutdown()
+
+
+def _worker_service(tmp_path, name: str, clock):
+    """A live service with no event loop: its worker's steps called one by one on a set clock."""
+    from orchestration.web.config import WebConfig
+    from orchestration.web.live.service import LiveService
+
+    service = LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / name}"), clock=clock)
+    service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
+    service._recover()
+    return service
+
+
+def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(tmp_path, monkeypatch):
+    """Ranked early (after its end, before end + grace), a window's result stands when nothing
+    arrived since; a line that arrives in the grace makes it rank again, with that line."""
+    from orchestration.web.live import service as service_module
+
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    step = 30 * 10**9
+    key = ("CH-0007", start)
+
+    def line(i: int, second: int, donation: int) -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": donation, "is_question": True, "note": None}, ensure_ascii=False)
+
+    calls = []
+    real = service_module.finish
+    monkeypatch.setattr(service_module, "finish", lambda windows, *a: calls.append([w.key for w in windows]) or real(windows, *a))
+    lines = [line(i, i, 0) for i in range(1, 6)]
+    straggler = line(9, 29, 5000)  # sent inside the window, richest: it becomes the first pick
+    frames = {}
+    for name, late in (("quiet", []), ("straggler", [straggler])):
+        now = [start + 10 * 10**9]
+        service = _worker_service(tmp_path, f"{name}.sqlite", lambda: now[0])
+        service._ingest(lines)
+        now[0] = start + step + 50_000_000  # past the end and the settle, inside the 200 ms grace
+        service._rank_early([key])
+        assert key in service.early
+        if late:
+            service._ingest(late)
+        now[0] = start + step + service.grace
+        calls.clear()
+        frames[name] = service._finish([key])[0]
+        assert calls == ([[key]] if late else [])  # ranked again only for the straggler
+        assert key not in service.early
+        service.pool.shutdown()
+
+    picks = {n: [r["msg_id"] for r in f["verdicts"] if r["verdict"] == V.PICK] for n, f in frames.items()}
+    assert picks["quiet"] == ["M-1", "M-2", "M-3"]
+    assert picks["straggler"] == ["M-9", "M-1", "M-2"]
+    # the same lines judged without early ranking give the same verdicts
+    now = [start + 10 * 10**9]
+    fresh = _worker_service(tmp_path, "fresh.sqlite", lambda: now[0])
+    fresh._ingest(lines + [straggler])
+    now[0] = start + step + fresh.grace
+    assert fresh._finish([key])[0]["verdicts"] == frames["straggler"]["verdicts"]
+    fresh.pool.shutdown()

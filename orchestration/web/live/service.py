@@ -19,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 import pandas as pd
 
-from assets.resources.warehouse import _engine
+from assets.resources.warehouse import _engine, checkpoint
 from orchestration.live import sheets, store
 from orchestration.live.judge import references, versioned_sheet, window_audit
 from orchestration.web.config import WebConfig
@@ -41,15 +42,17 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
-HOLD_S = 0.3
-"""A batch due this close before a window ends waits for the end: the window's last lines are
-then absorbed together right after it ends, and the worker is free by the time it is due."""
 SETTLE_S = 0.03
 """After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
 
 
 def dumps(frame: dict) -> str:
-    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    """A frame's text: orjson's, which is json.dumps's compact form a few times faster (a window
+    of 300 lines is ~300 KB); json.dumps for what orjson refuses (non-string keys, huge ints)."""
+    try:
+        return orjson.dumps(frame).decode()
+    except TypeError:
+        return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -75,7 +78,9 @@ class LiveService:
         self.clock = clock
         # SQLite (the embedded default): commits are not flushed to disk one by one; each stays
         # durable across a crash of the process (kill -9 included), not across a power cut.
-        self.engine = _engine(config.warehouse_url, sqlite_synchronous="NORMAL")
+        # Its log is copied into the database right after windows are pushed, never by a commit
+        # in the latency path (a window's store).
+        self.engine = _engine(config.warehouse_url, sqlite_synchronous="NORMAL", sqlite_checkpoints=False)
         self.rules = load_config(str(config.rules_config) if config.rules_config else None)
         self.tagger = tag_source(config.tags)
         self.writer = writer(config.summaries)
@@ -90,12 +95,16 @@ class LiveService:
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
+        self.early: dict[Key, tuple[int, int, object]] = {}
+        """Windows ranked in their grace: (lines held then, when, the result), used when due if no line came since."""
         self.seen: dict[str, int] = {}
         self.refs: References | None = None
         self.stored_push = 0
         """The last window push stored: a late frame judged now is pushed after it."""
         # event-loop state
         self.deadlines: dict[Key, int] = {}
+        self.ranked_early: set[Key] = set()
+        """Windows already ranked in their grace (or asked to be)."""
         self.published = (0, 0)
         """The place in push order of the last frame pushed (stored ones further on come live)."""
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
@@ -124,14 +133,16 @@ class LiveService:
     async def _drive(self) -> None:
         """One loop decides what the worker does next: frames are gathered for up to COALESCE_S
         (the per-batch cost of the gates, tagger and engine is mostly per call, so fewer larger
-        batches leave the worker free); near a window's end they are held for the end and
-        absorbed right after it (HOLD_S, SETTLE_S); and when a window's end + grace comes, what
-        has arrived for it is absorbed at once and the window finishes right after, never behind
-        a later batch. Lines of later windows that arrived meanwhile wait until it is out."""
+        batches leave the worker free), and a batch that may hold an ending window's last lines
+        is absorbed SETTLE_S after its end at the latest. Between then and the window's end +
+        grace the worker ranks it early; when it is due, what has arrived for it since is
+        absorbed at once and it finishes right after, never behind a later batch: the early
+        result stands unless a line of it arrived meanwhile. Lines of later windows that arrived
+        meanwhile wait until it is out."""
         pending: list = []
         started = 0
         getter = asyncio.ensure_future(self.inbox.get())
-        hold, settle = int(HOLD_S * 1e9), int(SETTLE_S * 1e9)
+        settle = int(SETTLE_S * 1e9)
         try:
             while True:
                 now = self.clock()
@@ -149,12 +160,25 @@ class LiveService:
                 flush_at = started + int(COALESCE_S * 1e9)
                 end = nearest - self.grace if nearest is not None else None
                 if pending and end is not None and started <= end + settle:  # it may hold the ending window's last lines
-                    flush_at = now if now >= end + settle else (end + settle if flush_at >= end - hold else flush_at)
+                    flush_at = min(flush_at, end + settle)
                 if pending and (lines >= BATCH_LINES or now >= flush_at):
                     await self._ingest_items(pending)
                     pending = []
                     continue
-                until = [n for n in (nearest, flush_at if pending else None) if n is not None]
+                ripe = [k for k, due in self.deadlines.items() if due - self.grace + settle <= now and k not in self.ranked_early]
+                if ripe:
+                    if pending and self._holds(pending, set(ripe)):
+                        await self._ingest_items(pending)
+                        pending = []
+                    self.ranked_early.update(ripe)
+                    try:
+                        await self.run(self._rank_early, ripe)
+                    except Exception:  # noqa: BLE001 - they are ranked again when due
+                        log.exception("ranking windows early failed")
+                    continue
+                early = min((due - self.grace + settle for k, due in self.deadlines.items() if k not in self.ranked_early),
+                            default=None)
+                until = [n for n in (nearest, flush_at if pending else None, early) if n is not None]
                 timeout = max(0.0, (min(until) - now) / 1e9) if until else None
                 done, _ = await asyncio.wait({getter}, timeout=timeout)
                 if done:
@@ -168,7 +192,11 @@ class LiveService:
 
     def _holds_due(self, items: list, now: int) -> bool:
         """Whether frames not yet absorbed hold a line of a window now due (read as the landing reads it)."""
-        due = {k for k, end in self.deadlines.items() if end <= now}
+        return self._holds(items, {k for k, end in self.deadlines.items() if end <= now})
+
+    def _holds(self, items: list, due: set[Key]) -> bool:
+        """Whether frames not yet absorbed hold a line of one of these windows (read as the landing reads it)."""
+        now = self.clock()
         for _, _, texts in items:
             for text in texts:
                 row = store.landing_row(text, now, self.rules.window_seconds, self.rules.timezone)
@@ -310,18 +338,41 @@ class LiveService:
         keys = [k for _, k in sorted((end, k) for k, end in self.deadlines.items() if end <= now)]
         for k in keys:
             del self.deadlines[k]
+            self.ranked_early.discard(k)
         try:
             await self.run(self._finish, keys)  # each window is published as soon as it is stored
         except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
             log.exception("finishing windows failed")
         await asyncio.sleep(0)  # let the publications scheduled from the worker run first
+        self.pool.submit(self._checkpoint)  # the next window ends 30 s from now: time to spare
+
+    def _checkpoint(self) -> None:
+        try:
+            checkpoint(self.engine)
+        except Exception:  # noqa: BLE001 - the log just grows until the next one
+            log.exception("checkpoint failed")
+
+    def _rank_early(self, keys: list[Key]) -> None:
+        """Rank windows whose end has passed but whose grace has not, while the worker would
+        otherwise wait: a line arriving in the grace (a straggler) makes the window rank again
+        when it is due, so the result is always that of every line the window holds then."""
+        windows = [self.open[k] for k in keys if k in self.open]
+        judged_ns = self.clock()
+        for window, fin in zip(windows, finish(windows, self.rules, self.tagger, self.writer)):
+            self.early[window.key] = (window.lines, judged_ns, fin)
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         frames = []
-        judged_ns = self.clock()
+        now = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
-        for window, fin in zip(done, finish(done, self.rules, self.tagger, self.writer)):
+        early = {w.key: (w.lines, self.early.pop(w.key)) for w in done if w.key in self.early}
+        ready = {k: (judged, fin) for k, (now_lines, (lines, judged, fin)) in early.items() if lines == now_lines}
+        again = [w for w in done if w.key not in ready]
+        if again:
+            ready.update((w.key, (now, fin)) for w, fin in zip(again, finish(again, self.rules, self.tagger, self.writer)))
+        for window in done:
+            judged_ns, fin = ready[window.key]
             key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step
