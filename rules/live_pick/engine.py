@@ -14,7 +14,8 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.explain import explain
+from rules.common.evidence import plain_records
+from rules.live_pick.explain import explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
 
 OUTPUT_COLUMNS = [
@@ -51,25 +52,94 @@ def judge(
     each row's `provenance`, so evidence and re-computation can tell them apart.
     """
     if chat.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+        return _no_rows()
+    f = filtered(chat, sheet, relation, config, tags)
+    rank_remaining(f, config)
+    return _rows(f, config)
+
+
+def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
+             tags=None) -> pd.DataFrame:
+    """Every line's features with the three filters applied: `verdict` is the first filter that
+    matched, None for a line left for the ranking. None of this depends on the window's other lines."""
     tagging = tag_lines(chat, sheet, tags, config.window_seconds)
     f = features(chat, sheet, relation, config, tagging)
     f["verdict"] = None
     for verdict, rule in ((V.OUT_OF_WORLD, out_of_world), (V.JUST_ANSWERED, just_answered), (V.BELOW_CLOSENESS, below_closeness)):
         undecided = f["verdict"].isna()
         f.loc[undecided & rule(f), "verdict"] = verdict
-    rank_remaining(f, config)
     f["window_start"] = [format_ns(ns, form, config.timezone) for ns, form in zip(f["window_ns"], f["sent_at_form"])]
+    return f
+
+
+def _rows(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
+    """Output rows of decided and ranked lines: ids, explanation, provenance, in window and rank order."""
     f["pick_id"] = pick_ids(f["msg_id"])
     f["evidence"], f["summary"], f["hedge"] = explain(f, config)
-    f["provenance"] = [
-        {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
-        for t, a, u, d in zip(f["tagger"], f["tag_answer"], f["tags"], f["tag_discard"])
-    ]
+    f["provenance"] = _provenance(f)
     f = f.sort_values(
         ["window_ns", "character_id", "rank_in_window", "sent_at_ns", "msg_id"], na_position="last", kind="stable"
     )
     return f[OUTPUT_COLUMNS].reset_index(drop=True)
+
+
+def _no_rows() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+
+
+def _provenance(f: pd.DataFrame) -> list[dict]:
+    return [
+        {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
+        for t, a, u, d in zip(f["tagger"], f["tag_answer"], f["tags"], f["tag_discard"])
+    ]
+
+
+# -- judging a window whose lines arrive over its life -------------------------------------
+
+WAITING_COLUMNS = ["msg_id", "viewer_id", "character_id", "window_ns", "window_start", "cooldown_elapsed_sec",
+                   "sheet_version", "provenance", *RANK_KEYS[:-1], "base"]
+"""A line that passed every filter, waiting for its window's ranking: its output fields but the
+rank-decided ones, its rank keys, and the rank-independent part of its explanation."""
+
+
+def judge_arrived(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
+                  tags=None) -> tuple[pd.DataFrame, list[dict]]:
+    """`judge` for lines that arrive while their window is open, in two steps: here the filtered
+    lines' rows (final: a filter depends on the line alone) and the others as waiting records
+    (`WAITING_COLUMNS`); `rank_waiting` finishes those once their windows' lines are all in.
+    Pick ids are settled among the lines given to `rank_waiting`, as `judge` settles them among its lines."""
+    if chat.empty:
+        return _no_rows(), []
+    f = filtered(chat, sheet, relation, config, tags)
+    waits = f["verdict"].isna().to_numpy()
+    done = f.loc[~waits].reset_index(drop=True)
+    rank_remaining(done, config)
+    w = f.loc[waits].reset_index(drop=True)
+    w["provenance"] = _provenance(w)
+    w["base"] = ranked_bases(w, config)
+    waiting = plain_records(w[WAITING_COLUMNS]) if len(w) else []
+    return (_rows(done, config) if len(done) else _no_rows()), waiting
+
+
+def rank_waiting(waiting: list[dict], config: LivePickConfig) -> list[dict]:
+    """Output rows of waiting lines (`judge_arrived`), ranked within each character window among
+    the waiting lines given: the same ranking and explanation `judge` gives them, in rank order."""
+    if not waiting:
+        return []
+    f = pd.DataFrame({k: [r[k] for r in waiting] for k in ("character_id", "window_ns", *RANK_KEYS)})
+    f["verdict"] = None
+    f["sent_at_ns"] = f["sent_at_ns"].astype("int64")
+    rank_remaining(f, config)
+    out = []
+    for r, pick_id, verdict, rank, n in zip(waiting, pick_ids(f["msg_id"]), f["verdict"], f["rank_in_window"].astype("int64").tolist(),
+                                   f["ranked_in_window"].astype("int64").tolist()):
+        cited, summary = ranked(r["base"], verdict, rank, n, config)
+        out.append({"pick_id": pick_id, "msg_id": r["msg_id"], "viewer_id": r["viewer_id"], "character_id": r["character_id"],
+                    "window_start": r["window_start"], "verdict": verdict, "rank_in_window": rank,
+                    "cooldown_elapsed_sec": r["cooldown_elapsed_sec"], "evidence": cited, "summary": summary,
+                    "hedge": r["base"][2], "provenance": r["provenance"], "sheet_version": r["sheet_version"]})
+    out.sort(key=lambda r: (r["character_id"], r["rank_in_window"]))  # each window's in rank order
+    return out
 
 
 def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
@@ -110,48 +180,42 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
 
 
 def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
-    """Per line: tag count, first banned / off-world / answered tag, required closeness."""
+    """Per line: tag count, first banned / off-world / answered tag, required closeness.
+
+    One pass over the lines' short tag lists against each sheet's and viewer's vocabulary, held
+    as sets and maps: a handful of lookups per line, with no per-call joins (a live batch of a
+    few lines costs a few lookups, not a few dozen table operations)."""
     # A character's vocabulary and thresholds may differ between sheet versions: key by both.
-    f["sheet_key"] = f["character_id"].astype(str) + "\x1f" + f[VERSION].astype(str)
-    ex = f[["row", "sheet_key", "viewer_id", "tags"]].explode("tags").dropna(subset=["tags"])
-    ex = ex.rename(columns={"tags": "tag"}).astype({"tag": object})
-    ex["pos"] = np.arange(len(ex))  # keeps each line's tag order for "first"
-
-    def members(frame: pd.DataFrame, key: str, col: str) -> pd.DataFrame:
-        long = frame[[key, col]].explode(col).dropna(subset=[col]).rename(columns={col: "tag"}).astype({"tag": object})
-        return long.drop_duplicates().assign(hit=True)
-
-    def flag(long: pd.DataFrame, key: str) -> pd.Series:
-        hit = ex.merge(long, on=[key, "tag"], how="left")["hit"]
-        return hit.eq(True).to_numpy()
-
-    sheet_cols = f.drop_duplicates("sheet_key")
-    ex["banned"] = flag(members(sheet_cols, "sheet_key", "banned_tags"), "sheet_key")
-    ex["world"] = flag(members(sheet_cols, "sheet_key", "world_topic_tags"), "sheet_key")
-    viewers = f.drop_duplicates("viewer_id")
-    ex["answered"] = flag(members(viewers, "viewer_id", "answered_topics"), "viewer_id")
-
-    mins = pd.DataFrame(
-        [(c, t, v) for c, m in zip(sheet_cols["sheet_key"], sheet_cols["min_closeness_by_topic"]) for t, v in m.items()],
-        columns=["sheet_key", "tag", "min_closeness"],
-    )
-    ex = ex.merge(mins, on=["sheet_key", "tag"], how="left").sort_values("pos")
-    ex["in_map"] = ex["min_closeness"].notna()
-    ex["min_closeness"] = pd.to_numeric(ex["min_closeness"]).astype(float).fillna(config.missing_topic_min_closeness)
-
-    def first(mask: np.ndarray) -> pd.Series:
-        return ex.loc[mask].groupby("row")["tag"].first().reindex(f["row"]).to_numpy()
-
-    f["n_tags"] = ex.groupby("row").size().reindex(f["row"], fill_value=0).to_numpy()
-    f["banned_tag"] = first(ex["banned"].to_numpy())
-    f["offworld_tag"] = first(~ex["world"].to_numpy() & ~ex["banned"].to_numpy())
-    f["answered_tag"] = first(ex["answered"].to_numpy())
-    f["first_tag"] = first(np.ones(len(ex), dtype=bool))
-    top = ex.sort_values(["row", "min_closeness", "pos"], ascending=[True, False, True]).drop_duplicates("row")
-    top = top.set_index("row").reindex(f["row"])
-    f["required_closeness"] = top["min_closeness"].astype(float).fillna(config.missing_topic_min_closeness).to_numpy()
-    f["required_tag"] = top["tag"].to_numpy()
-    f["required_in_map"] = top["in_map"].eq(True).to_numpy()
+    keys = list(zip(f["character_id"], f[VERSION]))
+    sheets = {}
+    for k, banned, world, mins in zip(keys, f["banned_tags"], f["world_topic_tags"], f["min_closeness_by_topic"]):
+        if k not in sheets:
+            sheets[k] = (frozenset(banned), frozenset(world), mins)
+    default = float(config.missing_topic_min_closeness)
+    n_tags, banned_tag, offworld_tag, answered_tag, first_tag = [], [], [], [], []
+    required, required_tag, in_map = [], [], []
+    for k, tags, answered in zip(keys, f["tags"], f["answered_topics"]):
+        tags = tags if isinstance(tags, list) else []
+        banned, world, mins = sheets[k]
+        n_tags.append(len(tags))
+        banned_tag.append(next((t for t in tags if t in banned), None))
+        offworld_tag.append(next((t for t in tags if t not in world and t not in banned), None))
+        answered_tag.append(next((t for t in tags if t in answered), None) if answered else None)
+        first_tag.append(tags[0] if tags else None)
+        top, need, mapped = None, default, False  # the largest minimum; the earliest tag on a tie
+        for t in tags:
+            v = float(mins[t]) if t in mins else default
+            if top is None or v > need:
+                top, need, mapped = t, v, t in mins
+        required.append(need)
+        required_tag.append(top)
+        in_map.append(mapped)
+    f["n_tags"] = np.array(n_tags, dtype="int64")
+    for name, values in (("banned_tag", banned_tag), ("offworld_tag", offworld_tag), ("answered_tag", answered_tag),
+                         ("first_tag", first_tag), ("required_tag", required_tag)):
+        f[name] = pd.Series(values, index=f.index, dtype=object)
+    f["required_closeness"] = np.array(required, dtype=float)
+    f["required_in_map"] = np.array(in_map, dtype=bool)
 
 
 # -- the rules, in order ---------------------------------------------------------------

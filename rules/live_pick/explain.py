@@ -18,7 +18,7 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
-from rules.common.explain import per_verdict
+from rules.common.explain import cycle_collection_paused, per_verdict
 from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -181,9 +181,16 @@ def _below_closeness(r: dict, config: LivePickConfig):
 
 
 def _ranked(r: dict, config: LivePickConfig):
+    base = ranked_base(r, config)
+    cited, summary = ranked(base, r["verdict"], r["rank_in_window"], r["ranked_in_window"], config)
+    return cited, summary, base[2]
+
+
+def ranked_base(r: dict, config: LivePickConfig) -> tuple[list[dict], list[str], str | None]:
+    """What a ranked line's explanation says whatever its place in the window: evidence, sentences
+    and hedge (`ranked` adds what its rank decides)."""
     tag = r["first_tag"]
     shown = inline(tag)
-    rank, n = r["rank_in_window"], r["ranked_in_window"]
     e = [
         ev("live_chat", "donation_amount", r["donation_amount"]),
         ev("live_chat", "is_question", r["is_question"]),
@@ -191,7 +198,6 @@ def _ranked(r: dict, config: LivePickConfig):
         *_viewer_evidence(r),
         ev("live_chat", "sent_at", r["sent_at"]),
         ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
-        ev("live_chat", "msg_id", n, agg="count"),
     ]
     kind = "물은" if r["is_question"] else "보낸"
     if r["donation_amount"] > 0:
@@ -199,10 +205,8 @@ def _ranked(r: dict, config: LivePickConfig):
     else:
         first = f"{josa(_who(r), '이/가')} 후원 없이 {kind} {shown} 이야기입니다."
     parts = [first]
-    hedge = None
     if not r["has_relation"]:
         parts.append(_first_viewer_sentence(r, config))
-        hedge = FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
     elif r["cooldown_elapsed_sec"] is None:
         parts.append("이 시청자에게는 아직 답한 적이 없습니다.")
     elif r["cooldown_elapsed_sec"] >= r["reply_cooldown_sec"]:
@@ -212,14 +216,29 @@ def _ranked(r: dict, config: LivePickConfig):
             f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초 안이지만 "
             f"{josa(shown, '은/는')} 앞서 답한 주제가 아닙니다."
         )
-    if r["verdict"] == V.PICK:
-        parts.append(f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다.")
+    hedge = None if r["has_relation"] else FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
+    return evidence.dedupe(e), parts, hedge
+
+
+def ranked_bases(f: pd.DataFrame, config: LivePickConfig) -> list[tuple[list[dict], list[str], str | None]]:
+    """`ranked_base` of every row of a feature frame."""
+    with cycle_collection_paused():
+        return [ranked_base(r, config) for r in evidence.plain_records(f)]
+
+
+def ranked(base: tuple[list[dict], list[str], str | None], verdict: str, rank: int, n: int,
+           config: LivePickConfig) -> tuple[list[dict], str]:
+    """A ranked line's evidence and summary: its `ranked_base` and what its place decides — rank
+    `rank` of the `n` lines left in its window."""
+    cited, parts, _ = base
+    count = ev("live_chat", "msg_id", n, agg="count")
+    if verdict == V.PICK:
+        last = f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다."
     else:
-        parts.append(
-            f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
-            f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다."
-        )
-    return e, " ".join(parts), hedge
+        last = (f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
+                f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다.")
+    # the count cites an aggregate no base row holds, so it is never a repeat
+    return [*cited, count], " ".join([*parts, last])
 
 
 def _num(v) -> str:
