@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import partial
 
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
@@ -24,7 +25,7 @@ from rules.common.gates import Normalised
 from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.reference import Expected, expected_verdicts
+from rules.live_pick.reference import Expected, Sheets, expected_filters, rank_expected
 from rules.live_pick.tags import DETERMINISTIC, TAGGERS, tag_source
 from rules.live_pick.sheets import VERSION
 from schemas import columns
@@ -38,18 +39,62 @@ MAP_COLUMNS = {("character_sheet", "min_closeness_by_topic")}
 COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec", "sheet_version")
 
 
+@dataclass
+class Known:
+    """What the checks read besides the verdict rows: the judged lines and the run's tags (from
+    the rows' provenance) by msg_id, the re-computed verdicts, and the reference rows.
+
+    `Known.of` builds it for a whole table. A live window builds it as its lines arrive: one
+    part per batch (`ranked=False`: the lines no filter took wait for their window), the parts
+    of a window `merged` and ranked (`rank`) when it finishes."""
+
+    chat: dict[str, dict]
+    run: dict[str, dict]
+    expected: dict[str, Expected]
+    refs: Sheets
+
+    @classmethod
+    def of(cls, norm: Normalised, rows: list, config: LivePickConfig, refs: Sheets | None = None,
+           ranked: bool = True) -> "Known":
+        chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
+        run = run_provenance(rows)
+        refs = Sheets.of(norm) if refs is None else refs
+        known = cls(chat, run, expected_filters(chat.values(), refs, config, {m: p["tags"] for m, p in run.items()}), refs)
+        if ranked:
+            known.rank(config)
+        return known
+
+    def only(self, ids) -> "Known":
+        ids = set(ids)
+        return Known({m: r for m, r in self.chat.items() if m in ids}, {m: p for m, p in self.run.items() if m in ids},
+                     {m: e for m, e in self.expected.items() if m in ids}, self.refs)
+
+    @classmethod
+    def merged(cls, parts: list["Known"]) -> "Known":
+        out = cls({}, {}, {}, parts[0].refs)
+        for p in parts:
+            out.chat.update(p.chat)
+            out.run.update(p.run)
+            out.expected.update(p.expected)
+        return out
+
+    def rank(self, config: LivePickConfig) -> None:
+        rank_expected(self.expected, self.chat, config)
+
+
 class _Context(VerdictRows):
-    def __init__(self, norm: Normalised, rows: list, config: LivePickConfig):
+    def __init__(self, norm: Normalised, rows: list, config: LivePickConfig, known: Known | None = None):
         super().__init__(rows, "msg_id")
+        known = Known.of(norm, rows, config) if known is None else known
         self.config = config
-        self.chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
-        self.run = run_provenance(rows)
+        self.chat = known.chat
+        self.run = known.run
         self.run_tags = {m: p["tags"] for m, p in self.run.items()}
-        self.expected: dict[str, Expected] = expected_verdicts(norm, config, self.run_tags)
+        self.expected: dict[str, Expected] = known.expected
         self._retagged: dict[str, dict] = {}
         # (character_id, sheet_version): a line is checked against the version it was judged with.
-        self.sheet = {(r["character_id"], _version(r)): r for r in norm.tables["character_sheet"].to_dict("records")}
-        self.relation = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
+        self.sheet = {(r["character_id"], _version(r)): r for versions in known.refs.sheets.values() for r in versions}
+        self.relation = known.refs.viewers
         # Rows that are objects with a msg_id we know: the ones content checks can look at.
         self.known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and self.names(r, self.chat)]
 
@@ -95,9 +140,10 @@ def run_provenance(rows: list) -> dict[str, dict]:
     return out
 
 
-def run_checks(norm: Normalised, rows: list, config: LivePickConfig) -> list[CheckResult]:
-    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line)."""
-    ctx = _Context(norm, rows, config)
+def run_checks(norm: Normalised | None, rows: list, config: LivePickConfig, known: Known | None = None) -> list[CheckResult]:
+    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line), against
+    the input tables `norm`, or what the checks read of them (`Known`) when already built."""
+    ctx = _Context(norm, rows, config, known)
     return [check(ctx) for check in CHECKS]
 
 

@@ -36,15 +36,37 @@ class Expected:
 def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[str, list | None] | None = None) -> dict[str, Expected]:
     """Every judged line's verdict; `run_tags` (msg_id → tags) replaces the gold tags of the
     lines a tagger run judged, so a run is re-computed on the tags it actually used."""
+    lines = {line["msg_id"]: line for line in norm.tables["live_chat"].to_dict("records")}
+    out = expected_filters(lines.values(), Sheets.of(norm), config, run_tags)
+    rank_expected(out, lines, config)
+    return out
+
+
+@dataclass
+class Sheets:
+    """The reference rows as dicts: every version of each character's sheet (one when
+    unversioned), and each viewer's relation."""
+
+    sheets: dict[str, list[dict]]
+    viewers: dict[str, dict]
+
+    @classmethod
+    def of(cls, norm: Normalised) -> "Sheets":
+        sheets = defaultdict(list)
+        for r in norm.tables["character_sheet"].to_dict("records"):
+            sheets[r["character_id"]].append(r)
+        return cls(dict(sheets), {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")})
+
+
+def expected_filters(lines, refs: Sheets, config: LivePickConfig,
+                     run_tags: dict[str, list | None] | None = None) -> dict[str, Expected]:
+    """Each line's verdict as far as the filters go (verdict None: it is ranked with its window's
+    other such lines, `rank_expected`). `lines`: chat rows as dicts."""
     run_tags = run_tags or {}
-    sheets = defaultdict(list)  # every version of each character's sheet (one when unversioned)
-    for r in norm.tables["character_sheet"].to_dict("records"):
-        sheets[r["character_id"]].append(r)
-    viewers = {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")}
+    sheets, viewers = refs.sheets, refs.viewers
     out: dict[str, Expected] = {}
-    survivors = defaultdict(list)
     step = config.window_seconds * NS_PER_SEC
-    for line in norm.tables["live_chat"].to_dict("records"):
+    for line in lines:
         sent_ns = int(line["sent_at_ns"])
         window = sent_ns - sent_ns % step
         versions = sheets[line["character_id"]]
@@ -81,12 +103,19 @@ def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[s
             sheet_version=int(sheet[VERSION]) if VERSION in sheet else None,
         )
         out[e.msg_id] = e
-        if verdict is None:
-            survivors[e.window_key].append((line, e))
-    for lines in survivors.values():
-        lines.sort(key=lambda le: (-le[0]["donation_amount"], not le[0]["is_question"], int(le[0]["sent_at_ns"]), le[0]["msg_id"]))
-        for rank, (_, e) in enumerate(lines, start=1):
-            e.rank_in_window = rank
-            e.ranked_in_window = len(lines)
-            e.verdict = V.PICK if rank <= config.picks_per_window else V.DEFERRED
     return out
+
+
+def rank_expected(expected: dict[str, Expected], lines: dict[str, dict], config: LivePickConfig) -> None:
+    """Rank the lines no filter took, per character window, among the ones in `expected`
+    (ranked again from scratch if they were ranked before); `lines`: their chat rows by msg_id."""
+    survivors = defaultdict(list)
+    for e in expected.values():
+        if e.verdict is None or e.verdict in V.RANKED:
+            survivors[e.window_key].append((lines[e.msg_id], e))
+    for ranked in survivors.values():
+        ranked.sort(key=lambda le: (-le[0]["donation_amount"], not le[0]["is_question"], int(le[0]["sent_at_ns"]), le[0]["msg_id"]))
+        for rank, (_, e) in enumerate(ranked, start=1):
+            e.rank_in_window = rank
+            e.ranked_in_window = len(ranked)
+            e.verdict = V.PICK if rank <= config.picks_per_window else V.DEFERRED
