@@ -29,6 +29,7 @@ from pydantic import Field
 from sqlalchemy.dialects.postgresql import JSONB
 
 from rules.common import timestamps
+from rules.common.jsonl import compact
 
 PARTITION_COLUMN = "partition_key"
 UTC_SUFFIX = "_utc"
@@ -38,7 +39,8 @@ UTC_SUFFIX = "_utc"
 def _engine(url: str, sqlite_synchronous: str | None = None, sqlite_checkpoints: bool = True) -> sa.Engine:
     """One engine per URL. `sqlite_synchronous` (e.g. NORMAL: in WAL mode a commit is then not
     flushed on its own, durable across a process crash but not a power cut) is for writers that
-    commit many small transactions, such as the live service. `sqlite_checkpoints=False`: a
+    commit many small transactions, such as the live service. JSON columns are written compact
+    (`jsonl.compact`: a window's verdict rows are encoded while the operator waits for them). `sqlite_checkpoints=False`: a
     commit never copies the write-ahead log into the database (SQLite does so once the log
     passes 1,000 pages, stalling that commit); the writer calls `checkpoint` when it has time."""
     if sqlite_synchronous not in (None, "OFF", "NORMAL", "FULL", "EXTRA"):
@@ -47,7 +49,7 @@ def _engine(url: str, sqlite_synchronous: str | None = None, sqlite_checkpoints:
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
+        engine = sa.create_engine(url, connect_args={"timeout": 30}, json_serializer=compact)
 
         @sa.event.listens_for(engine, "connect")
         def _wal(dbapi_conn, _):  # readers do not block the writer
@@ -58,7 +60,7 @@ def _engine(url: str, sqlite_synchronous: str | None = None, sqlite_checkpoints:
                 dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True)
+    return sa.create_engine(url, pool_pre_ping=True, json_serializer=compact)
 
 
 def checkpoint(engine: sa.Engine) -> None:

@@ -305,6 +305,16 @@ def _require_columns(raw: pd.DataFrame, dataset: str, name: str, required: tuple
     raise DatasetError(dataset, name, "required column is missing from every row", column=missing[0])
 
 
+def compact(value) -> str:
+    """`value` as compact JSON text (no spaces, UTF-8 characters as they are): orjson's, several
+    times faster than json.dumps; json.dumps where orjson refuses (integers past 64 bits,
+    non-string keys). For text read back by a JSON parser, not for files whose bytes are fixed."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
     """Write rows as UTF-8 JSON Lines (Korean kept readable), atomically; returns the count.
 

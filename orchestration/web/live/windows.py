@@ -1,20 +1,23 @@
 """The window buffer: every open (character, 30-second window) in memory.
 
-Per-line work is done as lines arrive: the gates, the tagger (inside `judge`), and the three filters of the
-engine (out of world, just answered, closeness), which depend on nothing else in the window.
-A filtered line's verdict row is final when its batch is done, and its share of the seed's
-checks is run then. When the window finishes, only the survivors are ranked (the same
-`judge` over the survivors alone: the filtered lines take no part in the ranking), pick ids
-are settled over the whole window, and the survivors' checks are added. With a model summary
+Per-line work is done as lines arrive (`engine.judge_arrived`): the gates, the tagger, the three
+filters of the engine (out of world, just answered, closeness), which depend on nothing else in
+the window, and for a line that passes them everything its verdict row says but its place. A
+filtered line's verdict row is final when its batch is done, and its share of the seed's checks
+is run then. When the window finishes, only its place is left for each waiting line: the engine
+ranks them (`engine.rank_waiting`: the filtered lines take no part in the ranking) and writes
+what the place decides, pick ids are settled over the whole window, and the waiting lines'
+checks are added. With a model summary
 writer, the finished window's sentences are written as the batch path writes them
 (`write_summaries`, one call per window) and the window is checked again whole, on the
-sentences kept. No rule is written here: every verdict comes from `rules.live_pick.engine.judge`,
+sentences kept. No rule is written here: every verdict comes from `rules.live_pick.engine`,
 every check from `run_checks`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -22,12 +25,12 @@ from rules.common import timestamps
 from rules.common.checks import CheckResult
 from rules.common.gates import Normalised, empty_quarantine
 from rules.live_pick import verdicts as V
-from rules.live_pick.checks import run_checks
+from rules.live_pick.checks import Known, run_checks
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.engine import OUTPUT_COLUMNS, judge, pick_ids, records
+from rules.live_pick.engine import OUTPUT_COLUMNS, judge, judge_arrived, pick_ids, rank_waiting, records
 from rules.live_pick.normalise import screen_chat, screen_references
+from rules.live_pick.reference import Sheets
 from rules.live_pick.summaries import write_summaries
-from rules.live_pick.tags import Proposal
 
 Key = tuple[str, int]
 
@@ -48,6 +51,11 @@ class References:
         sheet, relation = (s.accepted() for s in screen_references(raw, config))
         return cls(version, raw, sheet, relation, sheet)
 
+    @cached_property
+    def rows(self) -> Sheets:
+        """The sheets and relations as the checks read them, made once per snapshot."""
+        return Sheets.of(_normalised(_no_lines(), self))
+
 
 @dataclass
 class Window:
@@ -56,10 +64,12 @@ class Window:
     lines: int = 0
     """Landing lines of this window so far, quarantined ones included."""
     filtered: list[dict] = field(default_factory=list)
+    waiting: list[dict] = field(default_factory=list)
+    """Lines that passed every filter, judged but for their place (`engine.judge_arrived`): ranked when the window finishes."""
     survivors: list[pd.DataFrame] = field(default_factory=list)
-    """Gated chat rows that passed every filter: ranked when the window finishes."""
-    answers: dict[str, Proposal] = field(default_factory=dict)
-    """The tagger's answer for each survivor: given again at the ranking, not asked twice."""
+    """The gated chat rows of the waiting lines."""
+    known: list[Known] = field(default_factory=list)
+    """What the checks read of the waiting lines (`checks.Known`), one part per batch: ranked when the window finishes."""
     filtered_chat: list[pd.DataFrame] = field(default_factory=list)
     checks: list[list[CheckResult]] = field(default_factory=list)
     quarantined: list[dict] = field(default_factory=list)
@@ -88,19 +98,6 @@ def prepare(lines: pd.DataFrame, refs: References, config: LivePickConfig) -> Pr
     return Prepared(chat, q)
 
 
-class Remembered:
-    """A tagger's answers already given for these lines, in their order, under the tagger's name."""
-
-    def __init__(self, name: str, proposals: list[Proposal]):
-        self.name = name
-        self.proposals = proposals
-
-    def propose(self, bodies, vocabularies, groups) -> list[Proposal]:
-        if len(bodies) != len(self.proposals):
-            raise ValueError(f"{len(bodies)} lines but {len(self.proposals)} remembered answers")
-        return self.proposals
-
-
 def _normalised(chat: pd.DataFrame, refs: References) -> Normalised:
     return Normalised({"live_chat": chat.drop(columns=["window_ns"], errors="ignore"),
                        "character_sheet": refs.sheet, "viewer_relation": refs.relation}, empty_quarantine())
@@ -108,7 +105,7 @@ def _normalised(chat: pd.DataFrame, refs: References) -> Normalised:
 
 def check_part(chat: pd.DataFrame, rows: list[dict], refs: References, config: LivePickConfig) -> list[CheckResult]:
     """The seed's checks on part of a window: the rows and the (tagged) lines they judge."""
-    return run_checks(_normalised(chat, refs), rows, config)
+    return run_checks(_normalised(chat, refs), rows, config, Known.of(_normalised(chat, refs), rows, config, refs.rows))
 
 
 def summarise(rows: list[dict], chat: pd.DataFrame, refs: References, config: LivePickConfig, writer) -> list[dict]:
@@ -119,17 +116,24 @@ def summarise(rows: list[dict], chat: pd.DataFrame, refs: References, config: Li
 
 def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: References, config: LivePickConfig,
               tagger) -> None:
-    """Judge a batch's new lines up to the filters, all windows at once (one engine call, one
-    checks call: their cost is mostly per call); keep each window's survivors for its ranking."""
+    """Judge a batch's new lines, all windows at once (one engine call, one checks call: their
+    cost is mostly per call): a filtered line's row is final now; the others wait, judged but for
+    their place in the window, which its ranking decides when it finishes."""
     if not batch:
         return
     chat = pd.concat(list(batch.values()), ignore_index=True).drop(columns=["window_ns"])
     key_of = {m: k for k, part in batch.items() for m in part["msg_id"]}
-    rows = records(judge(chat, refs.sheet, refs.relation, config, tagger))
-    used = {r["msg_id"]: r["provenance"] for r in rows}
-    filtered = [r for r in rows if r["verdict"] in V.FILTERS]
+    done, waiting = judge_arrived(chat, refs.sheet, refs.relation, config, tagger)
+    filtered = records(done)
     gone = {r["msg_id"] for r in filtered}
-    results = check_part(chat[chat["msg_id"].isin(gone)], filtered, refs, config) if filtered else None
+    known = Known.of(_normalised(chat, refs), filtered + waiting, config, refs.rows, ranked=False)
+    results = run_checks(None, filtered, config, known.only(gone)) if filtered else None
+    tags = {r["msg_id"]: r["provenance"]["tags"] for r in filtered}
+    tags.update((w["msg_id"], w["provenance"]["tags"]) for w in waiting)  # what the rules used
+    for w in waiting:
+        windows[key_of[w["msg_id"]]].waiting.append(w)
+    for key in {key_of[w["msg_id"]] for w in waiting}:
+        windows[key].known.append(known.only(w["msg_id"] for w in waiting if key_of[w["msg_id"]] == key))
     for key, part in batch.items():
         window = windows[key]
         part = part.drop(columns=["window_ns"])
@@ -137,7 +141,7 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
             window.form = part["sent_at_form"].iloc[0]
         window.sent_ns.update(zip(part["msg_id"], part["sent_at_ns"].astype("int64")))
         window.seq_of.update((m, int(s)) for m, s in zip(part["msg_id"], part["line"]))
-        window.tags_of.update((m, used[m]["tags"]) for m in part["msg_id"])  # what the rules used
+        window.tags_of.update((m, tags[m]) for m in part["msg_id"])
         mine = [r for r in filtered if key_of[r["msg_id"]] == key]
         if mine:
             window.filtered += mine
@@ -146,7 +150,6 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
         survivors = part[~part["msg_id"].isin(gone)]
         if len(survivors):
             window.survivors.append(survivors)
-            window.answers.update((m, Proposal(used[m]["answer"])) for m in survivors["msg_id"])
 
 
 def checks_of(results: list[CheckResult], ids: set[str]) -> list[CheckResult]:
@@ -167,8 +170,8 @@ class Finished:
     window_start: str
 
 
-def finish(windows: list[Window], config: LivePickConfig, tagger, writer=None) -> list[Finished]:
-    """Rank the survivors of windows finishing together (one engine call and one checks call per
+def finish(windows: list[Window], config: LivePickConfig, writer=None) -> list[Finished]:
+    """Rank the waiting lines of windows finishing together (one ranking and one checks call per
     set of references), settle pick ids within each window, complete each window's checks.
 
     `writer`: a model summary writer (`rules.live_pick.summaries.writer`), None for the template."""
@@ -179,15 +182,14 @@ def finish(windows: list[Window], config: LivePickConfig, tagger, writer=None) -
         groups.setdefault(id(w.refs), []).append(w)
     for group in groups.values():
         refs = group[0].refs
-        with_survivors = [w for w in group if w.survivors]
+        with_survivors = [w for w in group if w.waiting]
         if not with_survivors:
             continue
-        chat = pd.concat([c for w in with_survivors for c in w.survivors], ignore_index=True)
-        key_of = {m: w.key for w in with_survivors for c in w.survivors for m in c["msg_id"]}
-        answers = {m: a for w in with_survivors for m, a in w.answers.items()}
-        again = Remembered(tagger.name, [answers[m] for m in chat["msg_id"]])
-        rows = records(judge(chat, refs.sheet, refs.relation, config, again))
-        results = check_part(chat, rows, refs, config)
+        key_of = {m["msg_id"]: w.key for w in with_survivors for m in w.waiting}
+        rows = rank_waiting([m for w in with_survivors for m in w.waiting], config)
+        known = Known.merged([k for w in with_survivors for k in w.known])
+        known.rank(config)
+        results = run_checks(None, rows, config, known)
         for r in rows:
             ranked[key_of[r["msg_id"]]].append(r)
         for w in with_survivors:
