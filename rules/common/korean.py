@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = [
     "PARTICLE_PAIRS",
@@ -311,6 +312,7 @@ def _has_final_bieup(ch: str) -> bool:
     return _SYLLABLE_FIRST <= code <= _SYLLABLE_LAST and _FINALS[(code - _SYLLABLE_FIRST) % 28] == "ㅂ"
 
 
+@lru_cache(maxsize=65536)  # generated sentences repeat across rows
 def _sentence_is_polite(sentence: str) -> bool:
     body = sentence.rstrip().rstrip(_CLOSERS)
     if len(body) < 2:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
                                  filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
@@ -92,6 +92,7 @@ class _Context(VerdictRows):
         self.run_tags = {m: p["tags"] for m, p in self.run.items()}
         self.expected: dict[str, Expected] = known.expected
         self._retagged: dict[str, dict] = {}
+        self._vocabulary: dict[tuple, frozenset] = {}
         # (character_id, sheet_version): a line is checked against the version it was judged with.
         self.sheet = {(r["character_id"], _version(r)): r for versions in known.refs.sheets.values() for r in versions}
         self.relation = known.refs.viewers
@@ -114,6 +115,14 @@ class _Context(VerdictRows):
             proposals = tag_source(tagger).propose([self.chat[i]["body"] for i in ids])
             self._retagged[tagger] = {i: p.answer for i, p in zip(ids, proposals)}
         return self._retagged[tagger]
+
+    def vocabulary(self, msg_id: str) -> frozenset:
+        """world_topic_tags ∪ banned_tags of the sheet the line was judged with."""
+        key = (self.chat[msg_id]["character_id"], self.expected[msg_id].sheet_version)
+        if key not in self._vocabulary:
+            sheet = self.sheet[key]
+            self._vocabulary[key] = frozenset(sheet["world_topic_tags"]) | frozenset(sheet["banned_tags"])
+        return self._vocabulary[key]
 
     def cited_row(self, msg_id: str, dataset: str) -> dict | None:
         line = self.chat[msg_id]
@@ -284,8 +293,7 @@ def c12_vocabulary(ctx: _Context) -> CheckResult:
 
 def _vocabulary_problem(ctx: _Context, id_: str, row: dict) -> str | None:
     line = ctx.chat[id_]
-    sheet = ctx.cited_row(id_, "character_sheet")
-    vocab = set(sheet["world_topic_tags"]) | set(sheet["banned_tags"])
+    vocab = ctx.vocabulary(id_)
     outside = [t for t in ctx.tags(id_) or [] if t not in vocab]
     if outside and row.get("verdict") != V.OUT_OF_WORLD:
         return f"tag {outside[0]!r} is outside {line['character_id']}'s vocabulary but verdict is {row.get('verdict')!r}"
@@ -355,6 +363,12 @@ CHECKS = (
 # -- helpers -------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=None)
+def _columns() -> dict[str, frozenset]:
+    """The columns of each input dataset evidence may cite."""
+    return {d: frozenset(columns(DOMAIN, d)) for d in KEY_OF}
+
+
 def _version(sheet_row: dict) -> int | None:
     v = sheet_row.get(VERSION)
     return None if v is None or v != v else int(v)  # NaN (v != v) after a round-trip: unversioned
@@ -362,9 +376,8 @@ def _version(sheet_row: dict) -> int | None:
 
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
     d, field, agg, value = hashable(e.get("dataset")), hashable(e.get("field")), e.get("agg"), e.get("value")
-    if d not in KEY_OF or field not in columns(DOMAIN, d):
+    if field not in _columns().get(d, ()):
         return None  # reported by check 6
-    line = ctx.chat[msg_id]
     if agg is not None:
         return _agg_problem(ctx, msg_id, exp, d, field, agg, value)
     row = ctx.cited_row(msg_id, d)

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from rules.common.korean import is_polite
 from rules.live_pick import verdicts as V
-from rules.live_pick.checks import run_checks
+from rules.live_pick import engine
+from rules.live_pick.checks import Known, run_checks
 from rules.live_pick.config import LivePickConfig, load_config
 from rules.live_pick.normalise import Normalised, normalise
 from rules.live_pick.reference import expected_verdicts
@@ -838,3 +839,57 @@ def test_random_tables_windows_ranks_schema_and_checks(sc):
     assert_explained(norm, rows)
     failed = [(c.id, c.detail) for c in run_checks(norm, rows, CFG) if not c.passed]
     assert failed == []
+
+
+# -- a window judged as its lines arrive -------------------------------------------------------
+
+
+def _in_batches(norm: Normalised, cuts: list[int], tags=None) -> tuple[list[dict], list[dict], list[Known]]:
+    """The lines in arrival batches (split at `cuts`): each batch judged up to the filters, its
+    check knowledge built unranked; then every waiting line ranked, as a live window does."""
+    chat = norm.chat
+    bounds = [0, *sorted(set(cuts)), len(chat)]
+    filtered, waiting, parts = [], [], []
+    for lo, hi in zip(bounds, bounds[1:]):
+        batch = chat.iloc[lo:hi]
+        done, wait = engine.judge_arrived(batch, norm.sheet, norm.relation, CFG, tags)
+        filtered += engine.records(done)
+        waiting += wait
+        batch_norm = Normalised({"live_chat": batch, "character_sheet": norm.sheet, "viewer_relation": norm.relation},
+                                norm.quarantine)
+        parts.append(Known.of(batch_norm, engine.records(done) + wait, CFG, ranked=False))
+    return filtered, engine.rank_waiting(waiting, CFG), parts
+
+
+@PROPERTY
+@given(scenarios(), st.lists(st.integers(0, 60), max_size=6))
+def test_judging_in_arrival_batches_then_ranking_equals_judging_together(sc, cuts):
+    """However a window's lines are split into batches, the filtered rows judged per batch and
+    the waiting lines ranked together are the rows `judge` writes for all the lines at once
+    (pick ids aside: they are settled over the lines judged together); and the checks, on
+    knowledge built batch by batch and ranked at the end, say what they say on the whole table."""
+    norm = gate(sc["chat"], sc["sheets"], sc["relations"])
+    whole = {r["msg_id"]: r for r in judge_live_pick(norm, CFG)}
+    filtered, ranked, parts = _in_batches(norm, [c for c in cuts if c < len(norm.chat)])
+    assert not {r["verdict"] for r in filtered} & set(V.RANKED)
+    assert {r["verdict"] for r in ranked} <= set(V.RANKED)
+    rows = filtered + ranked
+    assert sorted(r["msg_id"] for r in rows) == sorted(whole)
+    for r in rows:
+        assert {**r, "pick_id": None} == {**whole[r["msg_id"]], "pick_id": None}, r["msg_id"]
+    settled = engine.pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
+    assert {r["msg_id"]: p for r, p in zip(rows, settled)} == {m: r["pick_id"] for m, r in whole.items()}
+
+    rows = [whole[r["msg_id"]] for r in rows]
+    known = Known.merged(parts) if parts else Known.of(norm, rows, CFG)
+    known.rank(CFG)
+    assert run_checks(None, rows, CFG, known) == run_checks(norm, rows, CFG)
+
+
+def test_the_sample_in_arrival_batches_with_the_kiwi_tagger_equals_judging_together():
+    norm, _, _ = judged_sample("live_pick")
+    whole = {r["msg_id"]: r for r in engine.records(engine.judge(norm.chat, norm.sheet, norm.relation, CFG, "kiwi"))}
+    filtered, ranked, _ = _in_batches(norm, [7, 19, 20, 41, 77], "kiwi")
+    assert len(filtered) + len(ranked) == len(whole) and ranked
+    for r in filtered + ranked:
+        assert {**r, "pick_id": None} == {**whole[r["msg_id"]], "pick_id": None}, r["msg_id"]
