@@ -145,3 +145,36 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     now[0] = start + step + fresh.grace
     assert fresh._finish([key])[0]["verdicts"] == frames["straggler"]["verdicts"]
     fresh.pool.shutdown()
+
+
+def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, postgres_url):
+    """The window store writes verdict rows as encoded JSON text: both warehouses read back the
+    rows as they were, with the verdicts' tags, in push order."""
+    import sqlalchemy as sa
+
+    from orchestration.live import store
+    from orchestration.web.live import records
+
+    key = ("CH-0007", 1_793_491_200 * 10**9)
+    AUDIT = {"tagger": "kiwi", "summary_writer": "template", "summaries_kept": 0, "summaries_fallback": 0, "checks_run": 15,
+             "checks_failed": {}}
+    rows = [{"pick_id": f"PICK-{i}", "msg_id": f"M-{i}", "verdict": V.DEFERRED, "rank_in_window": i, "summary": "미룹니다.",
+             "evidence": [{"dataset": "live_chat", "field": "msg_id", "value": 2, "agg": "count"}],
+             "provenance": {"tagger": "kiwi", "tags": ["노래"] if i else None}} for i in (1, 2)]
+    tags_of = {"M-1": ["노래"], "M-2": None}
+    got = {}
+    for name, url in (("sqlite", f"sqlite:///{tmp_path / 'w.sqlite'}"), ("postgresql", postgres_url)):
+        engine = sa.create_engine(url)
+        store.ensure_tables(engine)
+        params = records.verdict_params(key, rows, tags_of, {"M-1": 11, "M-2": 12})
+        stored = records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, rows, params, [], [],
+                                      key[1], lambda: key[1] + 31 * 10**9, AUDIT)
+        assert stored is not None
+        assert records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, rows, params, [], [],
+                                    key[1], lambda: key[1], AUDIT) is None  # judged once
+        frames = records.stored_frames(engine, 0, "Asia/Seoul")
+        with engine.connect() as conn:
+            tags = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.tags)).all())
+        got[name] = (frames[0]["verdicts"], {m: store.load_json(t) for m, t in tags.items()})
+        engine.dispose()
+    assert got["sqlite"] == got["postgresql"] == (rows, tags_of)

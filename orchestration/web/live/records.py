@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from orchestration.live import store
 from rules.common import timestamps
+from rules.common.jsonl import compact
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
 
@@ -79,11 +80,23 @@ def position(frame: dict) -> tuple[int, int]:
     return (frame["seq"], 0) if frame["type"] == "window" else (frame["after"], frame["late_seq"])
 
 
+_VERDICT_TEXT = sa.table(store.verdicts.name, *(sa.column(c.name) for c in store.verdicts.columns))
+"""The verdicts table written with values already in stored form (JSON as text: `verdict_params`)."""
+
+
+def verdict_params(key: Key, rows: list[dict], tags_of: dict, seq_of: dict) -> list[dict]:
+    """A window's verdict rows as `store_window` writes them, JSON already encoded (as the JSON
+    column would: None as null). Made before the window is due when it can be, so that storing
+    it is only the insert."""
+    return [{"msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": compact(r),
+             "tags": compact(tags_of.get(r["msg_id"])), "seq": seq_of[r["msg_id"]]} for r in rows]
+
+
 def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, rows: list[dict],
-                 tags_of: dict, seq_of: dict, checks: list[dict], quarantined: list[dict], judged_ns: int, clock,
+                 params: list[dict], checks: list[dict], quarantined: list[dict], judged_ns: int, clock,
                  audit: dict) -> tuple[int, float] | None:
-    """Verdicts, the window row (close → stored latency), its audit row (as a Dagster run writes
-    one) and the push record, in one transaction.
+    """Verdicts (`params`: `verdict_params` of `rows`), the window row (close → stored latency),
+    its audit row (as a Dagster run writes one) and the push record, in one transaction.
 
     Returns (push sequence, stored latency ms), or None when the window was already judged
     (the Dagster sensor got there first: a window is judged once).
@@ -92,10 +105,8 @@ def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: 
         if conn.execute(sa.select(sa.func.count()).select_from(store.windows).where(
                 store.windows.c.character_id == key[0], store.windows.c.window_ns == key[1])).scalar_one():
             return None
-        if rows:
-            conn.execute(store.verdicts.insert(), [
-                {"msg_id": r["msg_id"], "character_id": key[0], "window_ns": key[1], "row": r,
-                 "tags": tags_of.get(r["msg_id"]), "seq": seq_of[r["msg_id"]]} for r in rows])
+        if params:
+            conn.execute(_VERDICT_TEXT.insert(), params)
         stored_ns = clock()
         latency = (stored_ns - window_end_ns) / 1e6
         conn.execute(store.windows.insert(), {

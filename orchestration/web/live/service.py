@@ -92,8 +92,9 @@ class LiveService:
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
-        self.early: dict[Key, tuple[int, int, object]] = {}
-        """Windows ranked in their grace: (lines held then, when, the result), used when due if no line came since."""
+        self.early: dict[Key, tuple[int, int, object, list]] = {}
+        """Windows ranked in their grace: (lines held then, when, the result, its verdicts as stored), used
+        when due if no line came since."""
         self.seen: dict[str, int] = {}
         self.refs: References | None = None
         self.stored_push = 0
@@ -360,7 +361,8 @@ class LiveService:
         judged_ns = self.clock()
         with cycle_collection_paused():
             for window, fin in zip(windows, finish(windows, self.rules, self.writer)):
-                self.early[window.key] = (window.lines, judged_ns, fin)
+                params = records.verdict_params(window.key, fin.rows, window.tags_of, window.seq_of)
+                self.early[window.key] = (window.lines, judged_ns, fin, params)
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         # The operator waits for this: the cycle collector, which would walk every window's
@@ -374,19 +376,21 @@ class LiveService:
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
         early = {w.key: (w.lines, self.early.pop(w.key)) for w in done if w.key in self.early}
-        ready = {k: (judged, fin) for k, (now_lines, (lines, judged, fin)) in early.items() if lines == now_lines}
+        ready = {k: (judged, fin, params) for k, (now_lines, (lines, judged, fin, params)) in early.items() if lines == now_lines}
         again = [w for w in done if w.key not in ready]
         if again:
-            ready.update((w.key, (now, fin)) for w, fin in zip(again, finish(again, self.rules, self.writer)))
+            ready.update((w.key, (now, fin, None)) for w, fin in zip(again, finish(again, self.rules, self.writer)))
         for window in done:
-            judged_ns, fin = ready[window.key]
+            judged_ns, fin, params = ready[window.key]
+            if params is None:
+                params = records.verdict_params(window.key, fin.rows, window.tags_of, window.seq_of)
             key = window.key
             checks = records.checks_json(fin.checks)
             end = key[1] + self.step
             audit = window_audit(fin.rows, fin.checks, {r["msg_id"]: key for r in fin.rows}, canonical(self.config.tags),
                                  self.config.summaries, [key])[key]
-            stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, window.tags_of,
-                                          window.seq_of, checks, window.quarantined, judged_ns, self.clock, audit)
+            stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, params,
+                                          checks, window.quarantined, judged_ns, self.clock, audit)
             if stored is None:
                 log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
                 continue
