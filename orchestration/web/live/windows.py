@@ -24,7 +24,6 @@ import pandas as pd
 from rules.common import timestamps
 from rules.common.checks import CheckResult
 from rules.common.gates import Normalised, empty_quarantine
-from rules.live_pick import verdicts as V
 from rules.live_pick.checks import Known, run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import OUTPUT_COLUMNS, judge, judge_arrived, pick_ids, rank_waiting, records
@@ -130,10 +129,12 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
     results = run_checks(None, filtered, config, known.only(gone)) if filtered else None
     tags = {r["msg_id"]: r["provenance"]["tags"] for r in filtered}
     tags.update((w["msg_id"], w["provenance"]["tags"]) for w in waiting)  # what the rules used
+    waiting_in: dict[Key, list[dict]] = {}
     for w in waiting:
-        windows[key_of[w["msg_id"]]].waiting.append(w)
-    for key in {key_of[w["msg_id"]] for w in waiting}:
-        windows[key].known.append(known.only(w["msg_id"] for w in waiting if key_of[w["msg_id"]] == key))
+        waiting_in.setdefault(key_of[w["msg_id"]], []).append(w)
+    for key, mine in waiting_in.items():
+        windows[key].waiting += mine
+        windows[key].known.append(known.only(w["msg_id"] for w in mine))
     for key, part in batch.items():
         window = windows[key]
         part = part.drop(columns=["window_ns"])
@@ -180,8 +181,7 @@ def finish(windows: list[Window], config: LivePickConfig, writer=None) -> list[F
     groups: dict[int, list[Window]] = {}
     for w in windows:
         groups.setdefault(id(w.refs), []).append(w)
-    for group in groups.values():
-        refs = group[0].refs
+    for group in groups.values():  # knowledge of one snapshot of the references is merged
         with_survivors = [w for w in group if w.waiting]
         if not with_survivors:
             continue
