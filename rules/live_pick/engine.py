@@ -130,16 +130,16 @@ def rank_waiting(waiting: list[dict], config: LivePickConfig) -> list[dict]:
     f["verdict"] = None
     f["sent_at_ns"] = f["sent_at_ns"].astype("int64")
     rank_remaining(f, config)
+    ranks, counts = f["rank_in_window"].astype("int64").tolist(), f["ranked_in_window"].astype("int64").tolist()
     out = []
-    for r, pick_id, verdict, rank, n in zip(waiting, pick_ids(f["msg_id"]), f["verdict"], f["rank_in_window"].astype("int64").tolist(),
-                                   f["ranked_in_window"].astype("int64").tolist()):
+    for r, pick_id, verdict, rank, n in zip(waiting, pick_ids(f["msg_id"]), f["verdict"], ranks, counts):
         cited, summary = ranked(r["base"], verdict, rank, n, config)
         out.append({"pick_id": pick_id, "msg_id": r["msg_id"], "viewer_id": r["viewer_id"], "character_id": r["character_id"],
                     "window_start": r["window_start"], "verdict": verdict, "rank_in_window": rank,
                     "cooldown_elapsed_sec": r["cooldown_elapsed_sec"], "evidence": cited, "summary": summary,
                     "hedge": r["base"][2], "provenance": r["provenance"], "sheet_version": r["sheet_version"]})
-    out.sort(key=lambda r: (r["character_id"], r["rank_in_window"]))  # each window's in rank order
-    return out
+    order = sorted(range(len(out)), key=lambda i: (waiting[i]["window_ns"], out[i]["character_id"], out[i]["rank_in_window"]))
+    return [out[i] for i in order]  # as `judge` orders them: by window, then rank
 
 
 def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
