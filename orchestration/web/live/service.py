@@ -282,7 +282,8 @@ class LiveService:
             prepared = prepare(lines, refs_by_id[rid], self.rules)
             quarantined = records.quarantine_rows(prepared.quarantine, key_of)
             chat = prepared.chat
-            repeated = chat["msg_id"].isin(self.seen)
+            # looked up line by line: `isin` would turn every id seen so far into an array per batch
+            repeated = pd.Series([m in self.seen for m in chat["msg_id"]], index=chat.index, dtype=bool)
             if repeated.any():  # the first line with an id stands, as in the batch gates
                 for m, seq in zip(chat.loc[repeated, "msg_id"], chat.loc[repeated, "line"]):
                     key = key_of[int(seq)]
