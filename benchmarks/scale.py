@@ -1,14 +1,21 @@
-"""How every domain's gates and engine scale, against the row-by-row reference.
+"""How far `verdicts judge` is from the cost of just parsing its input, per domain and size.
 
-    .venv/bin/python benchmarks/scale.py [--domains D ...] [--sizes N ...] [--sample N] [--nightly]
+    .venv/bin/python benchmarks/scale.py [--domains D ...] [--sizes N ...] [--nightly] [--nightly-sample DAY] [--plot PNG]
 
-Input comes from `evals.generate` (seed 1) and is cached under --data. Each (domain, size) runs
-in its own process, so peak RSS is that size's: load (read + gates), judge (rules, evidence,
-summaries as records), rows/s over both, peak memory. On the --sample size the row-by-row
-reference (`rules/<domain>/reference.py`) is timed too; "speed-up" is its seconds per row over
-the engine's judge seconds per row at each size, and "rules only" the same against the engine
-with evidence and summaries stubbed out (the reference decides verdicts only). --nightly runs the nightly Dagster job
-in-process on the busiest day of each domain, sized so that day holds 10⁵ main rows.
+Input comes from `evals.generate` (seed 1) and is cached under --data. For every (domain, size),
+each figure in its own process:
+
+- *parse floor*: read the domain's dataset files line by line with orjson and build one pandas
+  DataFrame per dataset (lines that are not JSON objects are skipped): the least any judge must do;
+- *judge*: `verdicts judge DOMAIN --input DIR --out FILE` as a whole process, start-up, gates,
+  rules, evidence, summaries and writing the file included, with its peak resident memory;
+- *ratio* = judge ÷ parse floor; *growth* = judge at this size ÷ judge at the previous size;
+- *load* (the gates) and *rules* (the engine with evidence and summaries stubbed out, on the
+  loaded input), in-process, to show where the judge's time goes.
+
+--nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
+that day holds 10⁵ main rows, with its step count, against `verdicts judge --day` on the same
+rows; --nightly-sample DAY runs it on one day of the sample data.
 """
 
 from __future__ import annotations
@@ -33,15 +40,14 @@ SEED = 1
 DOMAINS = registry.names()
 
 
-# -- per domain: load, judge, reference (each run only in the measuring process) -------------
+# -- per domain: parse floor, judge process, load and rules (each in its own process) ---------
 
 
 def stages(domain: str):
-    """(load(dir) → judged input, judge(input) → verdict frame, records(frame) → rows, reference(input) → expected)."""
+    """(load(dir) → judged input, judge(input) → verdict frame)."""
     spec = registry.get(domain).spec
     config = spec.load_config()
-    return (lambda d: spec.load(d)[1], lambda n: spec.judge(n.tables, config, "gold"), spec.records,
-            lambda n: spec.reference(n, config))
+    return (lambda d: spec.load(d)[1], lambda n: spec.judge(n.tables, config, "gold"))
 
 
 def peak_mb() -> float:
@@ -63,23 +69,56 @@ def rules_only(domain: str, judge, state) -> float:
         engine.explain = real
 
 
-def measure(domain: str, folder: Path, reference: bool) -> dict:
-    """Run in a child process; prints one JSON line."""
-    load, judge, records, ref = stages(domain)
+def measure(domain: str, folder: Path) -> dict:
+    """Run in a child process; prints one JSON line: the gates (load) and the rules alone."""
+    load, judge = stages(domain)
     t0 = time.perf_counter()
     state = load(folder)
-    t1 = time.perf_counter()
-    rows = records(judge(state))
-    t2 = time.perf_counter()
-    out = {"load_s": t1 - t0, "judge_s": t2 - t1, "verdicts": len(rows), "peak_mb": peak_mb()}
-    del rows
+    out = {"load_s": time.perf_counter() - t0}
     out["rules_s"] = rules_only(domain, judge, state)
-    if reference:
-        t3 = time.perf_counter()
-        expected = ref(state)
-        out["reference_s"] = time.perf_counter() - t3
-        out["reference_rows"] = len(expected)
     return out
+
+
+def parse_floor(domain: str, folder: Path) -> dict:
+    """Run in a child process: orjson line by line, one DataFrame per dataset, nothing else."""
+    import orjson
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    rows = 0
+    for name in registry.get(domain).spec.datasets:
+        parsed = []
+        with (folder / f"{name}.jsonl").open("rb") as fh:
+            for line in fh:
+                try:
+                    parsed.append(orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    continue
+        frame = pd.DataFrame([r for r in parsed if isinstance(r, dict)])
+        rows += len(frame)
+    return {"parse_s": time.perf_counter() - t0, "rows": rows}
+
+
+def timed_process(args: list[str], env: dict | None = None) -> dict:
+    """Wall seconds and peak resident MB of one command run to its end (it must succeed)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
+    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024}
+
+
+def judge_process(domain: str, folder: Path, day: str | None = None, env: dict | None = None) -> dict:
+    """`verdicts judge` end to end, its output thrown away afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [str(Path(sys.executable).parent / "verdicts"), "judge", domain, "--input", str(folder),
+                "--out", str(Path(tmp) / "verdicts.jsonl")] + (["--day", day] if day else [])
+        return timed_process(args, env)
 
 
 def child(*args: str) -> dict:
@@ -148,8 +187,9 @@ def run_nightly_sample(day: str) -> None:
 
 
 def run_nightly(domains: list[str], rows: int, data: Path) -> None:
-    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain")
-    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'seconds':>8} {'steps':>5} {'peak MB':>8}  ok")
+    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain, against `verdicts judge --day` on the same folder")
+    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'steps':>5} {'peak MB':>8} {'judge s':>8} "
+          f"{'nightly/judge':>13}  ok")
     for domain in domains:
         day, share = busiest_day(domain)
         total = int(rows / share) + 1
@@ -166,7 +206,9 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
                 print(f"{domain:<10} {day:<11} failed: {done.stderr[-500:]}")
                 continue
             r = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>8.1f} {r['steps']:>5} {r['peak_mb']:>8.0f}  {r['ok']}")
+            judged = judge_process(domain, raw / domain, day)
+            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>9.1f} {r['steps']:>5} {r['peak_mb']:>8.0f} "
+                  f"{judged['seconds']:>8.1f} {r['seconds'] / judged['seconds']:>12.1f}×  {r['ok']}", flush=True)
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -176,16 +218,19 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
     p.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000], help="none: skip the table")
-    p.add_argument("--sample", type=int, default=10_000, help="rows on which the reference is timed")
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
     p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
     p.add_argument("--nightly-sample", metavar="DAY", help="also run the nightly job on one day of the sample data (e.g. 2026-10-01)")
     p.add_argument("--plot", type=Path, help="write the growth plot (judge seconds against rows) to this PNG (needs matplotlib)")
-    p.add_argument("--measure", nargs=3, metavar=("DOMAIN", "DIR", "REF"), help=argparse.SUPPRESS)
+    p.add_argument("--measure", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
+    p.add_argument("--parse-floor", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
     p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.measure:
-        print(json.dumps(measure(a.measure[0], Path(a.measure[1]), a.measure[2] == "1")))
+        print(json.dumps(measure(a.measure[0], Path(a.measure[1]))))
+        return
+    if a.parse_floor:
+        print(json.dumps(parse_floor(a.parse_floor[0], Path(a.parse_floor[1]))))
         return
     if a.nightly_child:
         print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1])))
@@ -230,18 +275,21 @@ def plot_growth(growth: dict[str, list[tuple[int, float]]], path: Path) -> None:
 
 def table(a) -> dict[str, list[tuple[int, float]]]:
     growth: dict[str, list[tuple[int, float]]] = {}
-    print(f"{'domain':<10} {'rows':>10} {'load s':>8} {'judge s':>8} {'rows/s':>9} {'peak MB':>8} "
-          f"{'judge/load':>10} {'rules s':>8} {'ref µs/row':>10} {'speed-up':>9} {'rules only':>10}")
+    print(f"{'domain':<10} {'rows':>10} {'parse floor s':>13} {'judge s':>8} {'ratio':>6} {'peak MB':>8} "
+          f"{'growth':>7} {'load s':>7} {'rules s':>8}")
     for domain in a.domains:
-        ref = child("--measure", domain, str(dataset(a.data, domain, a.sample)), "1")
-        ref_per_row = ref["reference_s"] / a.sample
+        before = None
         for n in sorted(a.sizes):
-            r = ref if n == a.sample else child("--measure", domain, str(dataset(a.data, domain, n)), "0")
-            speed, rules_speed = ref_per_row / (r["judge_s"] / n), ref_per_row / (r["rules_s"] / n)
-            growth.setdefault(domain, []).append((n, r["judge_s"]))
-            print(f"{domain:<10} {n:>10,} {r['load_s']:>8.2f} {r['judge_s']:>8.2f} "
-                  f"{n / (r['load_s'] + r['judge_s']):>9,.0f} {r['peak_mb']:>8.0f} {r['judge_s'] / r['load_s']:>10.2f} "
-                  f"{r['rules_s']:>8.2f} {ref_per_row * 1e6:>10.1f} {speed:>8.1f}× {rules_speed:>9.1f}×", flush=True)
+            folder = dataset(a.data, domain, n)
+            floor = child("--parse-floor", domain, str(folder))
+            judged = judge_process(domain, folder)
+            inner = child("--measure", domain, str(folder))
+            grown = f"{judged['seconds'] / before[1]:.1f}×" if before else "—"
+            growth.setdefault(domain, []).append((n, judged["seconds"]))
+            before = (n, judged["seconds"])
+            print(f"{domain:<10} {n:>10,} {floor['parse_s']:>13.2f} {judged['seconds']:>8.2f} "
+                  f"{judged['seconds'] / floor['parse_s']:>5.1f}× {judged['peak_mb']:>8.0f} {grown:>7} "
+                  f"{inner['load_s']:>7.2f} {inner['rules_s']:>8.2f}", flush=True)
     return growth
 
 
