@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable
 
 import pandas as pd
 
 from rules.common import evidence
+from rules.common.collector import cycle_collection_paused
 
 Explanation = tuple[list[dict], str, str | None]
 """A row's evidence rows, its summary and its hedge (None when there is nothing to hedge)."""
@@ -37,18 +36,3 @@ def per_verdict(
     return cited, summaries, hedges
 
 
-@contextmanager
-def cycle_collection_paused() -> Iterator[None]:
-    """Hold the cycle collector while a block makes a dict or list per row.
-
-    Those containers hold plain values and form no cycles (reference counting frees them), but
-    each hundred thousand of them set off collections that walk every live container again:
-    about half the time of building a frame's records. The collector's state is restored after.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

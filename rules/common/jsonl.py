@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from itertools import islice
 from pathlib import Path
 from typing import Iterable
@@ -13,6 +12,7 @@ import orjson
 import pandas as pd
 
 from rules.common.atomic import atomic_open
+from rules.common.collector import cycle_collection_paused
 from schemas import required_columns
 
 RAW_COLUMNS = ["dataset", "file", "line", "text", "not_utf8"]
@@ -96,9 +96,24 @@ def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     return obj, None, None
 
 
-_LONG_DIGITS = re.compile(r"\d{19}")
-"""A run of 19 digits may be an integer beyond int64, which orjson reads (up to 2**64 - 1) and the gates
-refuse; shorter runs cannot be. A few ids of many digits take the slower path, to the same result."""
+_LONG = 10**18
+"""An integer literal of 19 digits or more may lie beyond int64, which orjson reads (as an int up
+to 2**64 - 1, as a float beyond) and `read_object` refuses; shorter ones cannot. A line holding a
+number of that size, int or float, takes the slower path, to the same result."""
+
+
+def _holds_long_int(container) -> bool:
+    """Whether a parsed object or array holds a number of 19 integer digits or more, at any depth."""
+    for v in container.values() if type(container) is dict else container:
+        t = type(v)
+        if t is int or t is float:
+            if v >= _LONG or v <= -_LONG:
+                return True
+        elif (t is dict or t is list) and _holds_long_int(v):
+            return True
+    return False
+
+
 _DEEP = 512
 """Openings a line may hold and still be nested shallower than json's recursion limit, which
 orjson's own limit (1024) exceeds; a line with more is read by `read_object`."""
@@ -113,18 +128,19 @@ def read_objects(texts) -> list[tuple[dict | None, str | None, str | None]]:
     might hold either, and lines it refuses or that are not objects, are read by `read_object` for
     the exact reason.
     """
-    loads, slow, digits = orjson.loads, read_object, _LONG_DIGITS.search
+    loads, slow, long_int = orjson.loads, read_object, _holds_long_int
     out = []
-    for text in texts:
-        if digits(text) is None and (len(text) < _DEEP or text.count("[") + text.count("{") < _DEEP):
-            try:
-                obj = loads(text)
-            except ValueError:
-                obj = None
-            if type(obj) is dict:
-                out.append((obj, None, None))
-                continue
-        out.append(slow(text))
+    with cycle_collection_paused():  # a dict and a tuple per line, no cycles
+        for text in texts:
+            if len(text) < _DEEP or text.count("[") + text.count("{") < _DEEP:
+                try:
+                    obj = loads(text)
+                except ValueError:
+                    obj = None
+                if type(obj) is dict and not long_int(obj):
+                    out.append((obj, None, None))
+                    continue
+            out.append(slow(text))
     return out
 
 

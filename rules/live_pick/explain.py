@@ -18,7 +18,8 @@ from __future__ import annotations
 import pandas as pd
 
 from rules.common import evidence
-from rules.common.explain import cycle_collection_paused, per_verdict
+from rules.common.collector import cycle_collection_paused
+from rules.common.explain import per_verdict
 from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig

@@ -197,7 +197,7 @@ def test_write_jsonl_rejects_what_is_not_strict_json_and_keeps_the_old_file(tmp_
 def test_cycle_collection_is_paused_for_the_block_and_restored_after(enabled):
     import gc
 
-    from rules.common.explain import cycle_collection_paused
+    from rules.common.collector import cycle_collection_paused
 
     (gc.enable if enabled else gc.disable)()
     try:

@@ -30,7 +30,7 @@ from orchestration.web.live import records
 from orchestration.web.live.clients import Client, Hub
 from orchestration.web.live.windows import Key, References, Window, add_lines, finish, judge_late, prepare
 from rules.common import timestamps
-from rules.common.explain import cycle_collection_paused
+from rules.common.collector import cycle_collection_paused
 from rules.common.gates import DUPLICATE_ID
 from rules.common.jsonl import compact
 from rules.live_pick.config import load_config
