@@ -92,10 +92,14 @@ def evidence_findings(pairs: Pairs, problem: Callable[[str, dict, dict], str | N
     """Rows with an evidence object for which `problem(id, row, evidence)` gives a reason."""
     f = Findings()
     for id_, row in pairs:
-        for e in evidence_rows(row):
-            why = problem(id_, row, e)
-            if why:
-                f.fail(id_, why)
+        items = row.get("evidence") if isinstance(row, dict) else None
+        if not isinstance(items, list):
+            continue
+        for e in items:  # the evidence objects of `evidence_rows`, walked in place
+            if isinstance(e, dict):
+                why = problem(id_, row, e)
+                if why:
+                    f.fail(id_, why)
     return f
 
 

@@ -351,7 +351,21 @@ def is_polite(text: str) -> bool:
 
     The mark is required: ``했습니다`` without ``.`` fails, as do ``!``, ``?!`` and ``..``.
     Plain-speech questions such as ``할까?`` fail because only 니까 before ``?`` is polite.
+
+    Remembered per text with its ASCII digits read as 0, which no part of the rule tells apart:
+    generated sentences differ mostly in their numbers.
     """
+    return _is_polite(text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO))
+
+
+# On the UTF-8 bytes: no other character's encoding holds an ASCII byte, and bytes translate
+# an order of magnitude faster than text outside ASCII.
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+@lru_cache(maxsize=16384)
+def _is_polite(encoded: bytes) -> bool:
+    text = encoded.decode("utf-8", "surrogatepass")
     if not text.strip() or not _contains_hangul(text):
         return False
     return not polite_violations(text)

@@ -228,9 +228,17 @@ def _rank_problem(ctx: _Context, id_: str, row: dict) -> str | None:
 
 def c06_evidence_fields(ctx: _Context) -> CheckResult:
     known = dataset_columns(DOMAIN, INPUT_DATASETS)
-    return evidence_findings(
-        ctx.ids(), lambda _id, _row, e: column_problem(known, hashable(e.get("dataset")), hashable(e.get("field")))
-    ).result("6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
+    seen: dict[tuple, str | None] = {}  # a window cites the same few (dataset, field) pairs thousands of times
+
+    def problem(_id: str, _row: dict, e: dict) -> str | None:
+        d, f = e.get("dataset"), e.get("field")
+        key = (d, f) if type(d) is str and type(f) is str else (hashable(d), hashable(f))
+        if key not in seen:
+            seen[key] = column_problem(known, *key)
+        return seen[key]
+
+    return evidence_findings(ctx.ids(), problem).result(
+        "6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
 
 
 def c07_evidence_values(ctx: _Context) -> CheckResult:
@@ -375,12 +383,14 @@ def _version(sheet_row: dict) -> int | None:
 
 
 def _evidence_problem(ctx: _Context, msg_id: str, exp: Expected, e: dict) -> str | None:
-    d, field, agg, value = hashable(e.get("dataset")), hashable(e.get("field")), e.get("agg"), e.get("value")
+    d, field, agg, value = e.get("dataset"), e.get("field"), e.get("agg"), e.get("value")
+    if type(d) is not str or type(field) is not str:
+        d, field = hashable(d), hashable(field)
     if field not in _columns().get(d, ()):
         return None  # reported by check 6
     if agg is not None:
         return _agg_problem(ctx, msg_id, exp, d, field, agg, value)
-    row = ctx.cited_row(msg_id, d)
+    row = ctx.chat[msg_id] if d == "live_chat" else ctx.cited_row(msg_id, d)
     if row is None:
         return f"{d}.{field} cited but {d} has no row for this line"
     actual = row.get(field)

@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 from rules.common.korean import (
     PARTICLE_PAIRS,
+    _contains_hangul,
     POLITE_ENDINGS,
     final_consonant,
     final_is_rieul,
@@ -401,3 +402,14 @@ def test_polite_endings_documented():
     assert "-습니다." in POLITE_ENDINGS
     assert "-요." in POLITE_ENDINGS
     assert all(e.startswith("-") for e in POLITE_ENDINGS)
+
+
+_POLITE_PARTS = st.sampled_from(["습니다", "니다", "요", "니까", "까", "다", "합", "갑", "0", "1", "7", "9", "12", "2.5",
+                                 "1,000", ".", "?", "!", "..", " ", "\n", "「", "」", "\"", ")", "원", "초", "a", "\ud800", "é"])
+
+
+@given(st.lists(_POLITE_PARTS, max_size=14))
+def test_politeness_is_remembered_without_telling_digits_apart(parts):
+    """is_polite remembers texts with their digits read as 0: the answer is the rule's on the text itself."""
+    text = "".join(parts)
+    assert is_polite(text) == (bool(text.strip()) and _contains_hangul(text) and not polite_violations(text))
