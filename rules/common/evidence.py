@@ -9,6 +9,8 @@ import pandas as pd
 from pandas.api.extensions import ExtensionDtype
 from pandas.core.dtypes.cast import maybe_box_native  # the boxing DataFrame.to_dict("records") applies
 
+from rules.common.collector import cycle_collection_paused
+
 
 def row(key: str, where: str, field: str, value, agg: str | None = None) -> dict:
     """One evidence row; `key` is the domain's name for the cited table ("dataset" or "source")."""
@@ -73,11 +75,21 @@ def plain_values(column: pd.Series) -> list:
     return [v if type(v) in _AS_IS else convert(v) for v in cells]
 
 
+def plain_columns(frame: pd.DataFrame) -> dict[str, list]:
+    """Each column's cells as plain values (`plain_values`), by column name."""
+    return {name: plain_values(frame.iloc[:, i]) for i, name in enumerate(frame.columns.tolist())}
+
+
+def rows_of(columns: dict[str, list]) -> list[dict]:
+    """One dict per row from equally long columns, keys in the columns' order."""
+    names = list(columns)
+    with cycle_collection_paused():
+        return [dict(zip(names, cells)) for cells in zip(*columns.values())]
+
+
 def plain_records(frame: pd.DataFrame) -> list[dict]:
     """Frame rows as dicts of plain values (lists and maps untouched), converted column by column."""
-    names = frame.columns.tolist()
-    columns = [plain_values(frame.iloc[:, i]) for i in range(len(names))]
-    return [dict(zip(names, cells)) for cells in zip(*columns)]
+    return rows_of(plain_columns(frame))
 
 
 def dedupe(rows: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.evidence import plain_columns, rows_of
 from rules.common.gates import trim
 from rules.common.timestamps import local_day
 from rules.handoff import verdicts as V
@@ -384,21 +385,17 @@ def day_tables(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[s
 
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
-    """Output rows as plain JSON-ready dicts (None, not NA; 36 rather than 36.0)."""
-    out = []
-    for r in verdicts[OUTPUT_COLUMNS].to_dict("records"):
-        for k in OUTPUT_COLUMNS:
-            v = r[k]
-            if not isinstance(v, (list, dict)) and (v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))):
-                r[k] = None
-        for k in INT_COLUMNS:
-            r[k] = int(r[k])
-        for k in NULLABLE_INT_COLUMNS:
-            r[k] = None if r[k] is None else int(r[k])
-        for k in NUMBER_COLUMNS:
-            if r[k] is not None:
-                v = float(r[k])
-                r[k] = int(v) if v.is_integer() else v
-        r["uncited_message_ids"] = list(r["uncited_message_ids"] or [])
-        out.append(r)
-    return out
+    """Output rows as plain JSON-ready dicts (None, not NA; 36 rather than 36.0), made column by column."""
+    columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
+    for k in INT_COLUMNS:
+        columns[k] = [int(v) for v in columns[k]]
+    for k in NULLABLE_INT_COLUMNS:
+        columns[k] = [None if v is None else int(v) for v in columns[k]]
+    for k in NUMBER_COLUMNS:
+        columns[k] = [None if v is None else _whole(float(v)) for v in columns[k]]
+    columns["uncited_message_ids"] = [list(v or []) for v in columns["uncited_message_ids"]]
+    return rows_of(columns)
+
+
+def _whole(v: float) -> int | float:
+    return int(v) if v.is_integer() else v

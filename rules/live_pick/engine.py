@@ -14,7 +14,7 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
-from rules.common.evidence import plain_records
+from rules.common.evidence import plain_columns, plain_records, rows_of
 from rules.live_pick.explain import explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
 
@@ -258,11 +258,8 @@ def pick_ids(msg_ids: pd.Series) -> list[str]:
 
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
-    """Output rows as plain JSON-ready dicts (None, not NA; int, not numpy)."""
-    out = []
-    for row in verdicts[OUTPUT_COLUMNS].itertuples(index=False):
-        d = row._asdict()
-        for k in ("rank_in_window", "cooldown_elapsed_sec", "sheet_version"):
-            d[k] = None if pd.isna(d[k]) else int(d[k])
-        out.append(d)
-    return out
+    """Output rows as plain JSON-ready dicts (None, not NA; int, not numpy), made column by column."""
+    columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
+    for k in ("rank_in_window", "cooldown_elapsed_sec", "sheet_version"):
+        columns[k] = [None if v is None else int(v) for v in columns[k]]
+    return rows_of(columns)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.evidence import plain_records
 from rules.common.gates import int_or_none, trim
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
@@ -101,9 +102,5 @@ def avoided_forbidden(f: pd.DataFrame) -> pd.Series:
 
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
-    out = []
-    for r in verdicts[OUTPUT_COLUMNS].to_dict("records"):
-        r["profile_no"] = None if pd.isna(r["profile_no"]) else r["profile_no"]
-        r["hedge"] = None if r["hedge"] is None or (isinstance(r["hedge"], float) and pd.isna(r["hedge"])) else r["hedge"]
-        out.append(r)
-    return out
+    """Output rows as plain JSON-ready dicts (None for a missing profile_no or hedge), made column by column."""
+    return plain_records(verdicts[OUTPUT_COLUMNS])

@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from rules.common.evidence import plain_columns, rows_of
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
@@ -152,15 +153,11 @@ def surface_hop(f: pd.DataFrame, config: RetryConfig) -> np.ndarray:
 
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
-    """Output rows as plain JSON-ready dicts: None for missing, 0 and 1 as integers."""
-    out = []
-    for row in verdicts[OUTPUT_COLUMNS].to_dict("records"):
-        row["surface_baseline"] = _number(row["surface_baseline"])
-        row["max_overlap"] = _number(row["max_overlap"])
-        m = row["matched_event_id"]
-        row["matched_event_id"] = None if m is None or (isinstance(m, float) and m != m) else m
-        out.append(row)
-    return out
+    """Output rows as plain JSON-ready dicts: None for missing, 0 and 1 as integers; made column by column."""
+    columns = plain_columns(verdicts[OUTPUT_COLUMNS])
+    for k in ("surface_baseline", "max_overlap"):
+        columns[k] = [_number(v) for v in columns[k]]
+    return rows_of(columns)
 
 
 def _number(v):
