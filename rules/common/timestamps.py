@@ -13,6 +13,8 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
 NS_PER_SEC = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -96,6 +98,66 @@ def read(text: object, tz: str) -> tuple[Stamp | None, tuple[str, str] | None]:
     if ns is None or not EARLIEST_NS <= ns < LATEST_NS:
         return None, (OUT_OF_RANGE, f"is outside {EARLIEST:%Y-%m-%d}..{LATEST:%Y-%m-%d} (UTC), the instants the rules represent")
     return Stamp(ns=ns, form=form), None
+
+
+_COMMON = re.compile(r"(?:18[3-9]\d|19\d\d|20\d\d|210\d)-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d"
+                     r"(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?", re.ASCII)
+"""The forms nearly every line is written in: whole seconds, naive, `Z` or a `±HH:MM` offset, in
+years the gates may let through. Only a date that does not exist stands between them and `read`."""
+
+
+def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str] | None]]:
+    """`read` of every value, the same results, the common forms read column-wise: the wall times
+    parsed by NumPy at once, a naive one's offset looked up once per hour of wall time (per value
+    in an hour where the zone's offset changes)."""
+    out: list = [None] * len(values)
+    at, wall, suffix = [], [], []
+    match = _COMMON.fullmatch
+    for i, v in enumerate(values):
+        m = match(v) if type(v) is str else None
+        if m is None:
+            out[i] = read(v, tz)
+        else:
+            at.append(i)
+            wall.append(v[:19])
+            suffix.append(m.group(1))
+    if not at:
+        return out
+    try:
+        seconds = np.array(wall, dtype="datetime64[s]").astype(np.int64)
+    except ValueError:  # a day that does not exist (02-30) among them: each is read alone
+        for i in at:
+            out[i] = read(values[i], tz)
+        return out
+    offsets = np.zeros(len(at), dtype=np.int64)
+    naive = np.array([x is None for x in suffix], dtype=bool)
+    for j in np.flatnonzero(~naive).tolist():
+        x = suffix[j]
+        if x != "Z":
+            offsets[j] = (1 if x[0] == "+" else -1) * (int(x[1:3]) * 3600 + int(x[4:6]) * 60)
+    slow = np.zeros(len(at), dtype=bool)
+    if naive.any():
+        hours = seconds[naive] // 3600
+        known = {h: _hour_offset(h, tz) for h in np.unique(hours).tolist()}
+        found = np.array([known[h] for h in hours.tolist()], dtype=object)
+        slow[naive] = found == None  # noqa: E711 - elementwise: an hour in which the offset changes
+        offsets[naive] = np.where(found == None, 0, found).astype(np.int64)  # noqa: E711
+    ns = (seconds - offsets) * NS_PER_SEC
+    slow |= (ns < EARLIEST_NS) | (ns >= LATEST_NS)  # `read` words the range
+    forms = ["" if x is None else "Z" if x == "Z" else _offset_text(timedelta(seconds=int(o)))
+             for x, o in zip(suffix, offsets.tolist())]
+    for i, n, form, s in zip(at, ns.tolist(), forms, slow.tolist()):
+        out[i] = read(values[i], tz) if s else (Stamp(ns=n, form=form), None)
+    return out
+
+
+def _hour_offset(hour: int, tz: str) -> int | None:
+    """The UTC offset (seconds) of every wall time in that hour since the epoch, read as `read`
+    reads a naive time; None when it is not the same at both ends of the hour."""
+    start = datetime(1970, 1, 1) + timedelta(hours=hour)
+    first = start.replace(tzinfo=zone(tz)).utcoffset()
+    last = (start + timedelta(seconds=3599)).replace(tzinfo=zone(tz)).utcoffset()
+    return int(first.total_seconds()) if first == last else None
 
 
 def _offset_text(offset: timedelta | None) -> str:

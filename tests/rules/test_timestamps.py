@@ -195,3 +195,40 @@ def test_floor_is_the_window_start(ns, seconds):
 def test_local_day_is_the_utc_plus_9_day(ns):
     # Seoul has kept UTC+9 without daylight saving since 1989.
     assert local_day(ns, SEOUL) == date(1970, 1, 1) + timedelta(days=(ns // S + 9 * 3600) // 86_400)
+
+
+# -- read_many: the column-wise reader against `read`, value by value -----------------------
+
+from rules.common.timestamps import read, read_many  # noqa: E402
+
+_ZONES = ("Asia/Seoul", "UTC", "America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kathmandu")
+_EDGES = ["1829-12-31T23:59:59", "1830-01-01T00:00:00Z", "2109-12-31T23:59:59", "2109-12-31T23:59:59-01:00",
+          "2026-02-29T00:00:00", "2024-02-29T12:00:00", "2026-04-31T00:00:00", "2026-10-04T09:14:05+24:00",
+          "2026-10-04T24:00:00", "2026-10-04T09:60:00", "2026-10-04T09:14:60", "2026-10-04T09:14:05-00:00",
+          "2026-10-04T09:14:05z", " 2026-10-04T09:14:05", "2026-10-04 09:14:05", "2026-10-04T09:14:05.5",
+          "2026-03-08T02:30:00", "2026-11-01T01:30:00", "2026-03-29T01:30:00", "2026-10-25T01:30:00",
+          "1908-04-01T00:10:00", "1954-03-21T00:10:00", "1987-05-10T02:30:00", "1988-10-09T02:30:00",
+          "2026-10-04T09:14:05+09:30", "2026-10-04T09:14:05+0900", "0000-01-01T00:00:00", "2026-1-04T09:14:05",
+          "２０２６-10-04T09:14:05", None, 5, "", "2026-10-04"]
+
+
+def _stamp_text(draw_parts):
+    y, mo, d, h, mi, s, suffix = draw_parts
+    return f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}{suffix}"
+
+
+_texts = st.tuples(
+    st.integers(1820, 2115), st.integers(0, 13), st.integers(0, 32), st.integers(0, 24), st.integers(0, 60),
+    st.integers(0, 60), st.sampled_from(["", "", "Z", "+09:00", "-05:00", "+05:45", "-00:00", "+14:00", "+23:59", "z"]),
+).map(_stamp_text)
+
+
+@pytest.mark.parametrize("tz", _ZONES)
+def test_read_many_reads_edges_as_read(tz):
+    assert read_many(_EDGES, tz) == [read(v, tz) for v in _EDGES]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_texts, st.sampled_from(_EDGES)), max_size=30), st.sampled_from(_ZONES))
+def test_read_many_reads_as_read(values, tz):
+    assert read_many(values, tz) == [read(v, tz) for v in values]
