@@ -64,6 +64,14 @@ def trim(value: object) -> object:
     return value.strip(PADDING) if isinstance(value, str) else value
 
 
+def trim_column(values: pd.Series) -> pd.Series:
+    """`trim` over a whole column in one list pass (no call per cell); `row_by_row` maps `trim`."""
+    if _ROW_BY_ROW.get():
+        return values.map(trim)
+    out = [v.strip(PADDING) if isinstance(v, str) else v for v in values.tolist()]
+    return pd.Series(out, index=values.index, dtype=values.dtype if values.dtype == object else None, name=values.name)
+
+
 class Screen:
     """One dataset's rows on their way through the gates."""
 
@@ -107,7 +115,7 @@ class Screen:
     def ids(self) -> None:
         """Trim ids; reject empty ones, then later copies of an id already seen."""
         col = self.id_field
-        self.rows[col] = self.rows[col].map(trim)
+        self.rows[col] = trim_column(self.rows[col])
         self.reject(self.rows[col].map(lambda v: not v), MISSING_ID, f"{col} is empty")
         dup = self.rows[col].duplicated(keep="first")
         first_line = self.rows.drop_duplicates(col).set_index(col)["line"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
-from rules.common.gates import Screen, gathered, int_or_none, trim
+from rules.common.gates import Screen, gathered, int_or_none, trim, trim_column
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
 from schemas import columns, row_checker
@@ -104,7 +104,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
     tz = config.timezone
     rooms_s = _screen(raw, "rooms")
     r = rooms_s.rows
-    r["customer_id"] = r["customer_id"].map(trim)
+    r["customer_id"] = trim_column(r["customer_id"])
     rooms_s.reject(r["customer_id"].eq(""), MISSING_CUSTOMER, "customer_id is empty: re-entry cannot be looked up")
 
     phrase_s = _screen(raw, "handoff_phrases")
@@ -116,8 +116,8 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
 
     msg_s = _screen(raw, "chat_messages", before_schema=_message_presence)
     m = msg_s.rows
-    m["room_id"] = m["room_id"].map(trim)
-    m["sent_at"] = m["sent_at"].map(trim)
+    m["room_id"] = trim_column(m["room_id"])
+    m["sent_at"] = trim_column(m["sent_at"])
     stamps = msg_s.stamps("sent_at", tz, note=m["room_id"].map(lambda r: f": room '{r}' is held"))
     m = msg_s.rows
     m["sent_at_ns"] = pd.array([s.ns for s in stamps[m.index]], dtype="int64")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
-from rules.common.gates import Screen, gathered, screen, trim
+from rules.common.gates import Screen, gathered, screen, trim, trim_column
 from rules.live_pick.config import LivePickConfig
 from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS
@@ -65,7 +65,7 @@ def screen_references(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> t
     rel_s = _screen(raw, "viewer_relation")
     rel = rel_s.rows
     rel["answered_topics"] = rel["answered_topics"].map(_trim_list)
-    rel["last_replied_at"] = rel["last_replied_at"].map(trim)
+    rel["last_replied_at"] = trim_column(rel["last_replied_at"])
     stamps = rel_s.stamps("last_replied_at", tz=config.timezone, nullable=True)
     rel = rel_s.rows
     rel["last_replied_ns"] = pd.array([s.ns if s else None for s in stamps], dtype="Int64")
@@ -78,9 +78,9 @@ def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, 
     chat_s = _screen({"live_chat": raw}, "live_chat")
     chat = chat_s.rows
     for col in ("character_id", "viewer_id"):
-        chat[col] = chat[col].map(trim)
+        chat[col] = trim_column(chat[col])
     chat["topic_tags"] = chat["topic_tags"].map(lambda v: None if v is None else _trim_list(v))
-    chat["sent_at"] = chat["sent_at"].map(trim)
+    chat["sent_at"] = trim_column(chat["sent_at"])
     stamps = chat_s.stamps("sent_at", config.timezone)
     chat = chat_s.rows
     chat["sent_at_ns"] = pd.array([s.ns for s in stamps[chat.index]], dtype="int64")

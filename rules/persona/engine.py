@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.evidence import plain_records
-from rules.common.gates import int_or_none, trim
+from rules.common.gates import int_or_none, trim_column
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 from rules.persona.explain import explain
@@ -36,13 +36,14 @@ def judge(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) ->
 
 
 def _clean(series: pd.Series) -> pd.Series:
-    """Trimmed text; blank or missing → None."""
-    return series.map(lambda v: (trim(v) or None) if isinstance(v, str) else None)
+    """Trimmed text; blank or missing → None (one list pass over the column)."""
+    cells = trim_column(series).tolist()
+    return pd.Series([(v or None) if isinstance(v, str) else None for v in cells], index=series.index, dtype=object)
 
 
 def features(turns: pd.DataFrame, profiles: pd.DataFrame) -> pd.DataFrame:
     f = turns.reset_index(drop=True).copy()
-    f["character_code"] = f["character_code_raw"].map(trim)
+    f["character_code"] = trim_column(f["character_code_raw"])
     prof = profiles.rename(columns={c: f"profile_{c}" for c in ("age", "job", "forbidden_topic", "character_name", "note", "file", "line")})
     keep = ["character_code", "profile_no", "profile_age", "profile_job", "profile_forbidden_topic", "profile_character_name"]
     f = f.merge(prof[keep], on="character_code", how="left", validate="many_to_one")

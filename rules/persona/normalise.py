@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
-from rules.common.gates import DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim
+from rules.common.gates import DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim_column
 from rules.persona.config import PersonaConfig
 from schemas import columns, row_checker
 from schemas.persona import DOMAIN, INPUT_DATASETS
@@ -33,7 +33,7 @@ def _screen(raw: dict[str, pd.DataFrame], name: str):
 def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised:
     prof_s = _screen(raw, "profiles")
     p = prof_s.rows
-    p["character_code"] = p["character_code"].map(trim)
+    p["character_code"] = trim_column(p["character_code"])
     prof_s.reject(p["character_code"].eq(""), MISSING_ID, "character_code is empty")
     p = prof_s.rows
     dup = p["character_code"].duplicated(keep="first")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
-from rules.common.gates import Normalised, Screen, gathered, screen, trim
+from rules.common.gates import Normalised, Screen, gathered, screen, trim, trim_column
 from rules.retry import text
 from rules.retry.config import RetryConfig
 from schemas import columns, row_checker
@@ -52,7 +52,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
 
     ev_s = _screen(raw, "interaction_events")
     ev = ev_s.rows
-    ev["session_id"] = ev["session_id"].map(trim)
+    ev["session_id"] = trim_column(ev["session_id"])
     blank = ev["session_id"].eq("")
     ev_s.reject(blank, MISSING_SESSION, "session_id is empty")
 
