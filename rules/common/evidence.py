@@ -92,6 +92,11 @@ def plain_records(frame: pd.DataFrame) -> list[dict]:
     return rows_of(plain_columns(frame))
 
 
+_LABEL_TYPES = frozenset({int, str, type(None)})
+"""Label parts for which unequal means a different repr (a float may be NaN, which equals nothing;
+equal-but-different values such as 1 and True only merge labels, which sends the rows the slow way)."""
+
+
 def dedupe(rows: list[dict]) -> list[dict]:
     """Drop repeated evidence rows, keeping the first.
 
@@ -99,6 +104,14 @@ def dedupe(rows: list[dict]) -> list[dict]:
     and True stay apart); the key is built without a Python-level loop over the fields.
     """
     if len(rows) < 2:
+        return list(rows)
+    # Rows that differ in what they cite (table, field, agg, keys) cannot repeat one another: most
+    # rows' evidence is told apart by these labels alone, without a key of every value.
+    try:
+        labels = {(len(r), r.get("dataset"), r.get("source"), r.get("field"), r.get("agg")) for r in rows}
+    except TypeError:  # a list where a name belongs
+        labels = set()
+    if len(labels) == len(rows) and all(type(x) in _LABEL_TYPES for label in labels for x in label):
         return list(rows)
     seen, out = set(), []
     for r in rows:

@@ -146,10 +146,11 @@ EVIDENCE_VALUES = st.one_of(
 
 @st.composite
 def evidence_rows(draw) -> dict:
-    items = [("dataset", draw(st.sampled_from(["live_chat", "viewer_relation"]))), ("field", draw(st.sampled_from(["body", "n"]))),
-             ("value", draw(EVIDENCE_VALUES))]
+    names = st.sampled_from(["body", "n", "n", 1, 1.0, True, None, float("nan"), ("x",)]).map(lambda v: list(v) if isinstance(v, tuple) else v)
+    items = [(draw(st.sampled_from(["dataset", "source"])), draw(st.sampled_from(["live_chat", "viewer_relation", 1]))),
+             ("field", draw(names)), ("value", draw(EVIDENCE_VALUES))]
     if draw(st.booleans()):
-        items.append(("agg", draw(st.sampled_from(["count", None]))))
+        items.append(("agg", draw(st.sampled_from(["count", None, 0, False]))))
     return dict(draw(st.permutations(items)))
 
 
