@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,7 @@ def dedupe(rows: list[dict]) -> list[dict]:
         labels = {(len(r), r.get("dataset"), r.get("source"), r.get("field"), r.get("agg")) for r in rows}
     except TypeError:  # a list where a name belongs
         labels = set()
-    if len(labels) == len(rows) and all(type(x) in _LABEL_TYPES for label in labels for x in label):
+    if len(labels) == len(rows) and _LABEL_TYPES.issuperset(map(type, chain.from_iterable(labels))):
         return list(rows)
     seen, out = set(), []
     for r in rows:
