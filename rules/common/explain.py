@@ -19,12 +19,16 @@ def per_verdict(
     build: dict[str, Callable[[dict, object], Explanation]],
     config,
     hedge: Callable[[dict, str | None], str | None] | None = None,
+    reads: tuple[str, ...] | None = None,
 ) -> tuple[list, list, list]:
     """Evidence (without repeats), summaries and hedges of the rows, each from `build[row[key]]`.
 
-    `hedge(row, hedge)`, when given, has the last word on each row's hedge.
+    `hedge(row, hedge)`, when given, has the last word on each row's hedge. `reads`: the only
+    columns the builders read (besides `key`); the rows are made of those alone.
     """
     cited, summaries, hedges = [], [], []
+    if reads is not None:
+        f = f[[key, *(c for c in reads if c != key)]]
     with cycle_collection_paused():
         for r in evidence.plain_records(f):
             e, s, h = build[r[key]](r, config)

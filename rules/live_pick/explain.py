@@ -33,6 +33,14 @@ FAILED_ANSWER = {
     "over_budget": "이 구간의 호출 한도를 넘어",
 }
 RETRY_HEDGE = "태거가 다시 답하면 판정이 달라질 수 있으니 운영자가 본문을 직접 읽어 보는 편이 낫습니다."
+READS = ("viewer_id", "sent_at", "body", "donation_amount", "is_question", "tags", "tag_answer", "tag_discard", "tagger",
+         "character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec", "nickname",
+         "closeness_level", "last_replied_at", "has_relation", "cooldown_elapsed_sec", "n_tags", "banned_tag", "offworld_tag",
+         "answered_tag", "first_tag", "required_tag", "required_closeness", "required_in_map", "verdict", "rank_in_window",
+         "ranked_in_window")
+"""The feature columns the builders below read: the only ones made into each row's dict."""
+PLACE = ("rank_in_window", "ranked_in_window")
+"""What a waiting line's place decides, which its `ranked_base` (made before the ranking) never reads."""
 FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 {level}단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
 
 
@@ -48,7 +56,7 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
         V.PICK: _ranked,
         V.DEFERRED: _ranked,
     }
-    return per_verdict(f, "verdict", build, config)
+    return per_verdict(f, "verdict", build, config, reads=READS)
 
 
 # -- shared pieces ----------------------------------------------------------------------
@@ -224,7 +232,7 @@ def ranked_base(r: dict, config: LivePickConfig) -> tuple[list[dict], list[str],
 def ranked_bases(f: pd.DataFrame, config: LivePickConfig) -> list[tuple[list[dict], list[str], str | None]]:
     """`ranked_base` of every row of a feature frame."""
     with cycle_collection_paused():
-        return [ranked_base(r, config) for r in evidence.plain_records(f)]
+        return [ranked_base(r, config) for r in evidence.plain_records(f[[c for c in READS if c not in PLACE]])]
 
 
 def ranked(base: tuple[list[dict], list[str], str | None], verdict: str, rank: int, n: int,

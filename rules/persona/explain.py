@@ -18,6 +18,11 @@ from rules.persona.config import PersonaConfig
 MINOR_HEDGE = "합성 기준 판정이라 연출 의도로 허용하는 구간이 있을 수 있습니다."
 UNFILLED_HEDGE = "설정 항목이 비어 있는 캐릭터를 어디까지 판정할지는 기획 기준에 따라 담당자가 정합니다."
 
+READS = ("character_code_raw", "prompt_ver", "reply_text", "stated_age", "stated_job", "topic_tag", "user_topic_tag",
+         "character_code", "profile_job", "profile_forbidden_topic", "topic", "forbidden", "job", "stated_job_clean", "age",
+         "avoided")
+"""The feature columns the builders below read: the only ones made into each row's dict."""
+
 
 def ev(source: str, field: str, value, agg: str | None = None) -> dict:
     return evidence.row("source", source, field, value, agg)
@@ -32,7 +37,7 @@ def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
         V.JOB_CONFLICT: _job,
         V.CONSISTENT: _consistent,
     }
-    return per_verdict(f, "persona_code", build, config)
+    return per_verdict(f, "persona_code", build, config, reads=READS)
 
 
 def _unmapped(r, config):
