@@ -6,8 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 
+import sqlalchemy as sa
+
+from orchestration.live import store
 from orchestration.live.ingest_client import frames_of
 from orchestration.web.live.clients import Hub
+from orchestration.web.live import records
 from orchestration.web.live.sockets import split_frame
 from orchestration.web.live.windows import merge_checks
 from rules.common.checks import CheckResult
@@ -100,7 +104,7 @@ def _worker_service(tmp_path, name: str, clock):
 
 
 def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(tmp_path, monkeypatch):
-    """Ranked early (after its end, before end + grace), a window's result stands when nothing
+    """Finished and stored early (after its end, before end + grace), a window's result stands when nothing
     arrived since; a line that arrives in the grace makes it rank again, with that line."""
     from orchestration.web.live import service as service_module
 
@@ -130,9 +134,20 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
             service._ingest(late)
         now[0] = start + step + service.grace
         calls.clear()
+        early_seq = service.early[key][1]["seq"]
+        assert records.last_push_seq(service.engine) == early_seq, "stored in the grace"
+        assert service.stored_push < early_seq, "not pushed yet: a late frame judged now would come before it"
         frames[name] = service._finish([key])[0]
         assert calls == ([[key]] if late else [])  # ranked again only for the straggler
         assert key not in service.early
+        assert frames[name]["seq"] == records.last_push_seq(service.engine) >= early_seq  # the newest push
+        assert late or frames[name]["seq"] == early_seq
+        assert service.stored_push == frames[name]["seq"]
+        # what is stored is the window as pushed, once: the early result was replaced, not added to
+        with service.engine.connect() as conn:
+            for table, n in ((store.verdicts, len(lines) + len(late)), (store.windows, 1), (store.pushes, 1), (store.audit, 1)):
+                assert conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one() == n, table.name
+        assert records.stored_frames(service.engine, 0, service.rules.timezone)[0]["verdicts"] == frames[name]["verdicts"]
         service.pool.shutdown()
 
     picks = {n: [r["msg_id"] for r in f["verdicts"] if r["verdict"] == V.PICK] for n, f in frames.items()}
@@ -178,3 +193,15 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
         got[name] = (frames[0]["verdicts"], {m: store.load_json(t) for m, t in tags.items()})
         engine.dispose()
     assert got["sqlite"] == got["postgresql"] == (rows, tags_of)
+
+
+def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():
+    """The pushed text reuses each verdict row's stored text; parsed, it is the frame itself,
+    Korean, escapes and an integer past 64 bits (which orjson refuses: stored by json) included."""
+    from rules.common.jsonl import compact
+
+    rows = [{"msg_id": "M-1", "summary": "세계관 밖이라 넘김 \"</script>\"", "evidence": [{"value": 2**70}]},
+            {"msg_id": "M-2", "summary": None, "rank_in_window": 1, "evidence": []}]
+    frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], rows, [], 7, "Asia/Seoul")
+    text = records.window_text(frame, [compact(r) for r in rows])
+    assert json.loads(text) == json.loads(json.dumps(frame))

@@ -92,10 +92,12 @@ class LiveService:
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
-        self.early: dict[Key, tuple[int, int, object, list]] = {}
-        """Windows ranked in their grace: (lines held then, when, the result, its verdicts as stored), used
-        when due if no line came since."""
+        self.early: dict[Key, tuple[int, dict | None]] = {}
+        """Windows finished and stored in their grace: (lines held then, the frame to push, None when
+        a Dagster run judged it first), pushed when due if no line came since."""
         self.seen: dict[str, int] = {}
+        self.row_texts: dict[int, list[str]] = {}
+        """Stored windows not yet pushed: their verdict rows' texts as stored, by push sequence."""
         self.refs: References | None = None
         self.stored_push = 0
         """The last window push stored: a late frame judged now is pushed after it."""
@@ -133,9 +135,9 @@ class LiveService:
         (the per-batch cost of the gates, tagger and engine is mostly per call, so fewer larger
         batches leave the worker free), and a batch that may hold an ending window's last lines
         is absorbed SETTLE_S after its end at the latest. Between then and the window's end +
-        grace the worker ranks it early; when it is due, what has arrived for it since is
-        absorbed at once and it finishes right after, never behind a later batch: the early
-        result stands unless a line of it arrived meanwhile. Lines of later windows that arrived
+        grace the worker finishes and stores it early; when it is due, what has arrived for it
+        since is absorbed at once and it is pushed right after, never behind a later batch: the
+        early result stands unless a line of it arrived meanwhile. Lines of later windows that arrived
         meanwhile wait until it is out."""
         pending: list = []
         started = 0
@@ -355,15 +357,16 @@ class LiveService:
         gc.collect()
 
     def _rank_early(self, keys: list[Key]) -> None:
-        """Rank windows whose end has passed but whose grace has not, while the worker would
-        otherwise wait: a line arriving in the grace (a straggler) makes the window rank again
-        when it is due, so the result is always that of every line the window holds then."""
+        """Finish windows whose end has passed but whose grace has not, while the worker would
+        otherwise wait: ranked, checked and stored, not yet pushed. When due, the stored frame
+        goes out as it is if no line came since; a line arriving in the grace (a straggler)
+        makes the window finish again, replacing what was stored, so the result is always that
+        of every line the window holds then."""
         windows = [self.open[k] for k in keys if k in self.open]
         judged_ns = self.clock()
         with cycle_collection_paused():
             for window, fin in zip(windows, finish(windows, self.rules, self.writer)):
-                params = records.verdict_params(window.key, fin.rows, window.tags_of, window.seq_of)
-                self.early[window.key] = (window.lines, judged_ns, fin, params)
+                self.early[window.key] = (window.lines, self._store(window, fin, judged_ns))
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         # The operator waits for this: the cycle collector, which would walk every window's
@@ -372,42 +375,56 @@ class LiveService:
             return self._finish_windows(keys)
 
     def _finish_windows(self, keys: list[Key]) -> list[dict]:
-        frames = []
+        """Push the due windows: those stored in their grace at once (in push order), then the
+        others as each is stored. A window pushed keeps its place: every later push comes after it."""
         now = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
-        early = {w.key: (w.lines, self.early.pop(w.key)) for w in done if w.key in self.early}
-        ready = {k: (judged, fin, params) for k, (now_lines, (lines, judged, fin, params)) in early.items() if lines == now_lines}
-        again = [w for w in done if w.key not in ready]
-        if again:
-            ready.update((w.key, (now, fin, None)) for w, fin in zip(again, finish(again, self.rules, self.writer)))
-        for window in done:
-            judged_ns, fin, params = ready[window.key]
-            if params is None:
-                params = records.verdict_params(window.key, fin.rows, window.tags_of, window.seq_of)
-            key = window.key
-            checks = records.checks_json(fin.checks)
-            end = key[1] + self.step
-            audit = window_audit(fin.rows, fin.checks, {r["msg_id"]: key for r in fin.rows}, canonical(self.config.tags),
-                                 self.config.summaries, [key])[key]
-            stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, params,
-                                          checks, window.quarantined, judged_ns, self.clock, audit)
-            if stored is None:
-                log.warning("window %s %s was already judged elsewhere; not pushed again", *key)
-                continue
-            push_seq, _ = stored
-            self.stored_push = push_seq
-            frame = records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
-                                         window.quarantined, push_seq, self.rules.timezone)
-            self.loop.call_soon_threadsafe(self._publish_window, frame)  # out at once, not after its neighbours
-            frames.append(frame)
+        early = {w.key: self.early.pop(w.key) for w in done if w.key in self.early}
+        again = [w for w in done if w.key not in early or early[w.key][0] != w.lines]
+        stands = [k for k in early if k not in {w.key for w in again}]
+        # stored in the grace (None: a Dagster run judged it first, logged then)
+        frames = sorted((early[k][1] for k in stands if early[k][1]), key=lambda f: f["seq"])
+        for frame in frames:
+            self._push(frame)
+        for window, fin in zip(again, finish(again, self.rules, self.writer) if again else []):
+            stale = early.get(window.key, (0, None))[1]
+            if stale:
+                self.row_texts.pop(stale["seq"])  # before storing: SQLite may give the new push the same number
+            frame = self._store(window, fin, now, replacing=stale["seq"] if stale else None)
+            if frame:
+                self._push(frame)
+                frames.append(frame)
         return frames
 
-    def _publish_window(self, frame: dict) -> None:
+    def _store(self, window: Window, fin, judged_ns: int, replacing: int | None = None) -> dict | None:
+        """Store a finished window (one transaction); its frame, or None when a Dagster run judged it first."""
+        key = window.key
+        params = records.verdict_params(key, fin.rows, window.tags_of, window.seq_of)
+        checks = records.checks_json(fin.checks)
+        end = key[1] + self.step
+        audit = window_audit(fin.rows, fin.checks, {r["msg_id"]: key for r in fin.rows}, canonical(self.config.tags),
+                             self.config.summaries, [key])[key]
+        stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, params,
+                                      checks, window.quarantined, judged_ns, self.clock, audit, replacing)
+        if stored is None:
+            log.warning("window %s %s was already judged elsewhere; not pushed", *key)
+            return None
+        frame = records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
+                                     window.quarantined, stored[0], self.rules.timezone)
+        self.row_texts[stored[0]] = [p["row"] for p in params]
+        return frame
+
+    def _push(self, frame: dict) -> None:
+        """Out at once, not after its neighbours; late frames judged from now on come after it."""
+        self.stored_push = max(self.stored_push, frame["seq"])
+        self.loop.call_soon_threadsafe(self._publish_window, frame, self.row_texts.pop(frame["seq"]))
+
+    def _publish_window(self, frame: dict, row_texts: list[str]) -> None:
         frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
         self.counts["windows"] += 1
         self.counts["judged"] += len(frame["verdicts"])
-        self._remember(frame, dumps(frame))
+        self._remember(frame, records.window_text(frame, row_texts))
         self.pool.submit(records.set_pushed, self.engine, frame["seq"], frame["latency_ms"])
 
     def _remember(self, frame: dict, text: str) -> None:
