@@ -262,7 +262,9 @@ def run_rate(tmp: Path, rate: float, windows: int, characters: int, with_sensor:
     full = [f for _, f in got.values() if f["lines"] >= 0.9 * rate / characters * WINDOW]
     out = {"rate": rate, "characters": characters, "sent": sent, "windows": len(got), "full_windows": len(full),
            "lines_per_window": int(rate / characters * WINDOW), "p50": quantile(lat, 0.5), "p95": quantile(lat, 0.95),
-           "max": max(lat) if lat else float("nan"), "killed": killed, "replay_errors": replay_errors, **counts(service.url)}
+           "max": max(lat) if lat else float("nan"),
+           "latencies_ms": {f"{f['character_id']}/{f['window_start']}": round((recv - f["window_end_ns"]) / 1e6, 1) for recv, f in got.values()},
+           "killed": killed, "replay_errors": replay_errors, **counts(service.url)}
     out["accounted"] = out["judged"] + out["quarantined"] - out["duplicates"] + out["late"]
     if sensor_engine is not None:
         import pandas as pd

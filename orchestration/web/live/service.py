@@ -44,6 +44,9 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
+TIDY_AFTER_S = 2.0
+"""After windows are pushed, the tidy waits this long: its cycle collection holds every thread,
+the event loop's sending of the frames included."""
 SETTLE_S = 0.03
 """After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
 
@@ -117,6 +120,9 @@ class LiveService:
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
         self.published = await self.run(records.last_position, self.engine)
+        # What start-up made (modules, references, engines) lives as long as the service: left
+        # out of every later cycle collection, which then walks only what came since.
+        gc.freeze()
         self._tasks = [asyncio.create_task(self._drive())]
 
     async def stop(self) -> None:
@@ -344,8 +350,14 @@ class LiveService:
             await self.run(self._finish, keys)  # each window is published as soon as it is stored
         except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
             log.exception("finishing windows failed")
-        await asyncio.sleep(0)  # let the publications scheduled from the worker run first
-        self.pool.submit(self._tidy)  # the next window ends 30 s from now: time to spare
+        # the next window ends 30 s from now: time to spare, once the frames are out
+        self.loop.call_later(TIDY_AFTER_S, self._tidy_soon)
+
+    def _tidy_soon(self) -> None:
+        try:
+            self.pool.submit(self._tidy)
+        except RuntimeError:  # stopping: the pool takes no more work
+            pass
 
     def _tidy(self) -> None:
         """After windows are pushed: SQLite's log into the database, and the cycle collection held
