@@ -50,6 +50,33 @@ def test_a_console_that_falls_behind_is_dropped_and_publishing_never_waits():
     asyncio.run(go())
 
 
+def test_waiting_for_the_consoles_ends_when_each_was_sent_everything_or_at_the_timeout():
+    async def go():
+        hub = Hub(limit=5)
+        reader, stuck = hub.join(), hub.join()
+
+        async def read():
+            for _ in range(2):
+                await reader.queue.get()
+                await asyncio.sleep(0.05)  # the send
+                reader.queue.task_done()
+
+        hub.publish("a", 1)
+        hub.publish("b", 2)
+        hub.leave(stuck)
+        task = asyncio.ensure_future(read())
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await hub.sent(5.0)
+        assert task.done() and loop.time() - started < 1.0, "returns once the reader has sent both"
+        hub.clients.add(stuck)  # one that never reads: the wait ends at the timeout
+        started = loop.time()
+        await hub.sent(0.2)
+        assert 0.15 < loop.time() - started < 1.0
+
+    asyncio.run(go())
+
+
 def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
     a = [CheckResult("1.x", "x", True), CheckResult("2.y", "y", False, ["M-1"], "M-1: wrong")]
     b = [CheckResult("1.x", "x", False, ["M-9"], "M-9: wrong"), CheckResult("2.y", "y", True)]

@@ -34,6 +34,14 @@ class Hub:
     def leave(self, client: Client) -> None:
         self.clients.discard(client)
 
+    async def sent(self, timeout: float) -> None:
+        """Wait until every console has been sent what was published (or `timeout` seconds)."""
+        waits = [asyncio.ensure_future(c.queue.join()) for c in self.clients]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=timeout)
+            for w in pending:
+                w.cancel()
+
     def publish(self, text: str, seq: tuple[int, int] | None = None) -> None:
         for client in list(self.clients):
             try:

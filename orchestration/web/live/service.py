@@ -44,6 +44,8 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
+SEND_WAIT_S = 0.5
+"""After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
 """After windows are pushed, the tidy waits this long: its cycle collection holds every thread,
 the event loop's sending of the frames included."""
@@ -161,6 +163,10 @@ class LiveService:
                         await self._ingest_items(pending)
                         pending = []
                     await self._finish_due()
+                    # The frames go out before the worker takes the next batch: two threads
+                    # busy at once would pass the interpreter lock back and forth on every
+                    # system call the sending makes.
+                    await self.hub.sent(SEND_WAIT_S)
                     continue
                 lines = sum(len(ts) for _, _, ts in pending)
                 flush_at = started + int(COALESCE_S * 1e9)

@@ -109,15 +109,18 @@ async def windows(ws: WebSocket) -> None:
             if receiver in done:
                 return  # the console went away
             seq, text = get.result()
-            if seq == "resume":  # everything after the window named, whatever this socket was sent before
-                client.last_seq = (0, 0)
-                await _send_history(ws, service, client, text)
-                continue
-            if seq is not None:
-                if seq <= client.last_seq:
-                    continue  # already sent from the store
-                client.last_seq = seq
-            await ws.send_text(text)
+            try:
+                if seq == "resume":  # everything after the window named, whatever this socket was sent before
+                    client.last_seq = (0, 0)
+                    await _send_history(ws, service, client, text)
+                    continue
+                if seq is not None:
+                    if seq <= client.last_seq:
+                        continue  # already sent from the store
+                    client.last_seq = seq
+                await ws.send_text(text)
+            finally:
+                client.queue.task_done()
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
