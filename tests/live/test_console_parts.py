@@ -189,6 +189,44 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     fresh.pool.shutdown()
 
 
+def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing(tmp_path):
+    """Stored in its grace, then a straggler acknowledged, then the service dies before the window
+    is due: the restarted service has the window as stored (a console resuming gets it) and judges
+    the straggler as late. Every line landed is judged once, in the window or late."""
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    step = 30 * 10**9
+    key = ("CH-0007", start)
+
+    def line(i: int, second: int) -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+
+    now = [start + 10 * 10**9]
+    first = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    first._ingest([line(i, i) for i in range(1, 6)])
+    now[0] = start + step + 50_000_000
+    first._rank_early([key])
+    stored = first.early[key][1]
+    first._ingest([line(9, 29)])  # acknowledged (landed), then the process dies
+    first.pool.shutdown()
+
+    now[0] = start + step + 10**9
+    second = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    assert key in second.finished and key not in second.open
+    assert records.last_position(second.engine) >= (stored["seq"], 0), "counted as pushed at start: a resuming console gets it"
+    frames = records.stored_frames(second.engine, 0, second.rules.timezone)
+    assert [f["verdicts"] for f in frames if f["type"] == "window"] == [stored["verdicts"]]
+    late = [f for f in frames if f["type"] == "late"]
+    assert [r["msg_id"] for f in late for r in f["verdicts"]] == ["M-9"]
+    with second.engine.connect() as conn:
+        landed = conn.execute(sa.select(sa.func.count()).select_from(store.landing)).scalar_one()
+        judged = conn.execute(sa.select(sa.func.count()).select_from(store.verdicts)).scalar_one()
+        late_n = conn.execute(sa.select(sa.func.count()).select_from(store.late)).scalar_one()
+    assert (landed, judged, late_n) == (6, 5, 1)
+    second.pool.shutdown()
+
+
 def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, postgres_url):
     """The window store writes verdict rows as encoded JSON text: both warehouses read back the
     rows as they were, with the verdicts' tags, in push order."""
