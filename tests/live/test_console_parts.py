@@ -77,6 +77,23 @@ def test_waiting_for_the_consoles_ends_when_each_was_sent_everything_or_at_the_t
     asyncio.run(go())
 
 
+def test_the_frames_kept_for_resuming_consoles_are_bounded_by_their_text(tmp_path, monkeypatch):
+    """A window's frame is 3 MB at 400 lines/s: the frames kept as sent are bounded in text as well
+    as in number (older ones are rebuilt from the store when a console resumes)."""
+    from orchestration.web.config import WebConfig
+    from orchestration.web.live import service as service_module
+
+    monkeypatch.setattr(service_module, "RECENT_CHARS", 250)
+    service = service_module.LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / 'w.sqlite'}"))
+    for seq in range(1, 6):
+        service._remember({"type": "window", "seq": seq}, "x" * 100)
+    assert list(service.recent) == [(4, 0), (5, 0)] and service.recent_chars == 200
+    assert service.published == (5, 0), "every frame was pushed, kept or not"
+    service._remember({"type": "window", "seq": 6}, "y" * 300)  # larger than the bound: pushed, not kept
+    assert not service.recent and service.recent_chars == 0 and service.published == (6, 0)
+    service.pool.shutdown()
+
+
 def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
     a = [CheckResult("1.x", "x", True), CheckResult("2.y", "y", False, ["M-1"], "M-1: wrong")]
     b = [CheckResult("1.x", "x", False, ["M-9"], "M-9: wrong"), CheckResult("2.y", "y", True)]

@@ -44,6 +44,9 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
+RECENT_CHARS = 128 * 2**20
+"""The frames last pushed are kept as sent, for consoles that resume, up to RECENT_FRAMES and
+RECENT_CHARS of text (at 400 lines/s a window's frame is 3 MB); older ones are rebuilt from the store."""
 SEND_WAIT_S = 0.5
 """After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
@@ -94,6 +97,7 @@ class LiveService:
         self.inbox: asyncio.Queue = asyncio.Queue()
         self.recent: OrderedDict[tuple[int, int], str] = OrderedDict()
         """The texts of the frames last pushed, by place in push order (`records.position`)."""
+        self.recent_chars = 0
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
@@ -448,9 +452,10 @@ class LiveService:
     def _remember(self, frame: dict, text: str) -> None:
         """Push a window or late frame, keeping its text for consoles that resume."""
         at = records.position(frame)
+        self.recent_chars += len(text) - len(self.recent.get(at, ""))
         self.recent[at] = text
-        while len(self.recent) > RECENT_FRAMES:
-            self.recent.popitem(last=False)
+        while len(self.recent) > RECENT_FRAMES or self.recent_chars > RECENT_CHARS:
+            self.recent_chars -= len(self.recent.popitem(last=False)[1])
         self.published = max(self.published, at)
         self.hub.publish(text, at)
 
