@@ -244,6 +244,36 @@ def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing
     second.pool.shutdown()
 
 
+def test_a_copy_of_a_line_judged_long_ago_is_a_duplicate_though_only_open_windows_are_held(tmp_path):
+    """The service holds the ids of its open windows' lines only: a finished window's (and a late
+    line's) are looked up in the store, so a copy of either is still quarantined, naming the first line."""
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    step = 30 * 10**9
+
+    def line(i: int, second: int, minute: int = 0) -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:{minute:02d}:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+
+    now = [start + 10 * 10**9]
+    service = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    service._ingest([line(1, 1), line(2, 2)])
+    assert set(service.seen) == {"M-1", "M-2"}
+    now[0] = start + step + service.grace
+    service._finish([("CH-0007", start)])
+    assert not service.seen, "a finished window's ids are looked up in the store"
+    now[0] = start + 2 * step + 5 * 10**9
+    _, absorbed = service._ingest([line(3, 3, minute=1), line(1, 35), line(4, 20)])  # a copy of M-1; M-4 is late
+    assert [(q["msg_id"], q["reason_code"], q["reason"]) for q in absorbed.quarantined] == [
+        ("M-1", "duplicate_id", "msg_id 'M-1' repeats the row on line 1")]
+    assert [r["msg_id"] for f in absorbed.late for r in f["verdicts"]] == ["M-4"]
+    assert set(service.seen) == {"M-3"}, "the late line is looked up in the store"
+    _, again = service._ingest([line(4, 40), line(3, 41, minute=1)])
+    assert sorted((q["msg_id"], q["reason"]) for q in again.quarantined) == [
+        ("M-3", "msg_id 'M-3' repeats the row on line 3"), ("M-4", "msg_id 'M-4' repeats the row on line 5")]
+    service.pool.shutdown()
+
+
 def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, postgres_url):
     """The window store writes verdict rows as encoded JSON text: both warehouses read back the
     rows as they were, with the verdicts' tags, in push order."""

@@ -274,12 +274,18 @@ def finished_windows(engine: sa.Engine) -> set[Key]:
         return {(c, int(w)) for c, w in conn.execute(sa.select(store.windows.c.character_id, store.windows.c.window_ns))}
 
 
-def seen_msg_ids(engine: sa.Engine) -> dict[str, int]:
-    """msg_id → landing seq of every line judged (in a window or late): a later copy is a duplicate."""
+def judged_seqs(engine: sa.Engine, msg_ids: list[str]) -> dict[str, int]:
+    """msg_id → landing seq of those of `msg_ids` already judged (in a stored window, or late; the
+    window's line where both): a later copy is a duplicate."""
+    found: dict[str, int] = {}
+    if not msg_ids:
+        return found
     with engine.connect() as conn:
-        seen = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.seq)).all())
-        seen.update((m, s) for m, s in conn.execute(sa.select(store.late.c.msg_id, store.late.c.seq)).all() if m and m not in seen)
-    return {m: int(s) for m, s in seen.items()}
+        for i in range(0, len(msg_ids), 500):  # bounded IN lists
+            part = msg_ids[i:i + 500]
+            for table in (store.late, store.verdicts):
+                found.update(conn.execute(sa.select(table.c.msg_id, table.c.seq).where(table.c.msg_id.in_(part))).all())
+    return {m: int(s) for m, s in found.items()}
 
 
 def unprocessed(engine: sa.Engine, after_seq: int = 0, limit: int = 20000) -> list:

@@ -105,6 +105,9 @@ class LiveService:
         """Windows finished and stored in their grace: (lines held then, the frame to push, None when
         a Dagster run judged it first), pushed when due if no line came since."""
         self.seen: dict[str, int] = {}
+        """msg_id → landing seq of the lines absorbed whose window is still open: a later copy is a
+        duplicate. Lines of finished windows and late lines are looked up in the store instead
+        (`records.judged_seqs`), so this holds only the open windows' lines, however long the broadcast."""
         self.row_texts: dict[int, list[str]] = {}
         """Stored windows not yet pushed: their verdict rows' texts as stored, by push sequence."""
         self.refs: References | None = None
@@ -300,13 +303,15 @@ class LiveService:
             prepared = prepare(lines, refs_by_id[rid], self.rules)
             quarantined = records.quarantine_rows(prepared.quarantine, key_of)
             chat = prepared.chat
-            # looked up line by line: `isin` would turn every id seen so far into an array per batch
-            repeated = pd.Series([m in self.seen for m in chat["msg_id"]], index=chat.index, dtype=bool)
+            ids = chat["msg_id"].tolist()
+            earlier = {m: self.seen[m] for m in ids if m in self.seen}
+            earlier.update(records.judged_seqs(self.engine, [m for m in ids if m not in earlier]))
+            repeated = pd.Series([m in earlier for m in ids], index=chat.index, dtype=bool)
             if repeated.any():  # the first line with an id stands, as in the batch gates
                 for m, seq in zip(chat.loc[repeated, "msg_id"], chat.loc[repeated, "line"]):
                     key = key_of[int(seq)]
                     quarantined.append({"seq": int(seq), "msg_id": m, "character_id": key[0], "window_ns": key[1],
-                                        "reason_code": DUPLICATE_ID, "reason": f"msg_id '{m}' repeats the row on line {self.seen[m]}"})
+                                        "reason_code": DUPLICATE_ID, "reason": f"msg_id '{m}' repeats the row on line {earlier[m]}"})
                 chat = chat[~repeated]
             self.seen.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
             records.store_quarantine(self.engine, quarantined)
@@ -320,6 +325,8 @@ class LiveService:
                 key = (key[0], int(key[1]))
                 if key in self.finished:
                     out.late.append(self._late(key, part, arrived, now))
+                    for m in part["msg_id"]:  # stored as late: looked up there from now on
+                        del self.seen[m]
                 else:
                     batch[key] = part
             add_lines(batch, self.open, refs_by_id[rid], self.rules, self.tagger)
@@ -417,6 +424,9 @@ class LiveService:
             if frame:
                 self._push(frame)
                 frames.append(frame)
+        for w in done:  # stored (or judged by a Dagster run): their ids are looked up there from now on
+            for m in w.seq_of:
+                self.seen.pop(m, None)
         return frames
 
     def _store(self, window: Window, fin, judged_ns: int, replacing: int | None = None) -> dict | None:
@@ -508,7 +518,6 @@ class LiveService:
         """Absorb every landing line left unprocessed; windows already over finish at once."""
         store.ensure_tables(self.engine)
         self.finished = records.finished_windows(self.engine)
-        self.seen = records.seen_msg_ids(self.engine)
         self.stored_push = records.last_push_seq(self.engine)
         self._refresh_references()
         opened: dict[Key, int] = {}
