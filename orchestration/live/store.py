@@ -105,6 +105,7 @@ late = sa.Table(
     sa.Column("window_ns", sa.BigInteger),
     sa.Column("arrived_ns", sa.BigInteger, nullable=False),
     sa.Column("judged_ns", sa.BigInteger, nullable=False),
+    sa.Index("ix_live_pick_live_late_msg_id", "msg_id"),  # the live service looks copies up by id
 )
 viewer_state = sa.Table(
     "live_pick_viewer_state", metadata,
@@ -176,6 +177,20 @@ pickups = sa.Table(
 def ensure_tables(engine: sa.Engine) -> None:
     metadata.create_all(engine)
     _add_new_columns(engine)
+    _add_new_indexes(engine)
+
+
+def _add_new_indexes(engine: sa.Engine) -> None:
+    """Indexes added to a table after a warehouse made it, made in place."""
+    have = {ix["name"] for found in sa.inspect(engine).get_multi_indexes().values() for ix in found}  # one query
+    for table in metadata.sorted_tables:
+        for index in table.indexes:
+            if index.name not in have:
+                try:
+                    index.create(engine, checkfirst=True)
+                except (sa.exc.OperationalError, sa.exc.ProgrammingError) as exc:  # another process made it first
+                    if "already exists" not in str(exc):
+                        raise
 
 
 def _add_new_columns(engine: sa.Engine) -> None:

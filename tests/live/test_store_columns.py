@@ -1,4 +1,4 @@
-"""A warehouse made before a live table gained a column gets it when the tables are ensured."""
+"""A warehouse made before a live table gained a column or an index gets it when the tables are ensured."""
 
 from __future__ import annotations
 
@@ -25,4 +25,30 @@ def test_ensure_tables_adds_the_columns_a_table_gained_since_the_warehouse_was_m
         store.count_late(conn, {("A", 0): 2, ("B", 30): 1})
         got = {r.character_id: (r.lines, r.judged, r.quarantined, r.late) for r in conn.execute(sa.select(store.audit))}
     assert got == {"A": (None, None, None, 2), "B": (4, 3, 1, 1)}
+    engine.dispose()
+
+
+def test_ensure_tables_adds_the_indexes_a_table_gained_since_the_warehouse_was_made(tmp_path):
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'old.sqlite'}")
+    with engine.begin() as conn:  # the late table as the first warehouses have it: no index on msg_id
+        conn.execute(sa.text("CREATE TABLE live_pick_live_late (seq BIGINT PRIMARY KEY, msg_id TEXT, character_id TEXT, "
+                             "window_ns BIGINT, arrived_ns BIGINT NOT NULL, judged_ns BIGINT NOT NULL)"))
+    store.ensure_tables(engine)
+    store.ensure_tables(engine)  # twice: nothing left to add
+    assert "ix_live_pick_live_late_msg_id" in {ix["name"] for ix in sa.inspect(engine).get_indexes("live_pick_live_late")}
+    with engine.connect() as conn:
+        plan = " ".join(str(r) for r in conn.exec_driver_sql(
+            "EXPLAIN QUERY PLAN SELECT msg_id, seq FROM live_pick_live_late WHERE msg_id IN ('M-1', 'M-2')"))
+    assert "ix_live_pick_live_late_msg_id" in plan, plan
+    engine.dispose()
+
+
+def test_ensure_tables_adds_a_missing_index_on_postgresql_too(postgres_url):
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE live_pick_live_late (seq BIGINT PRIMARY KEY, msg_id TEXT, character_id TEXT, "
+                             "window_ns BIGINT, arrived_ns BIGINT NOT NULL, judged_ns BIGINT NOT NULL)"))
+    store.ensure_tables(engine)
+    store.ensure_tables(engine)
+    assert "ix_live_pick_live_late_msg_id" in {ix["name"] for ix in sa.inspect(engine).get_indexes("live_pick_live_late")}
     engine.dispose()
