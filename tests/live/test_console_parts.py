@@ -317,3 +317,88 @@ def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():
     frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], rows, [], 7, "Asia/Seoul")
     text = records.window_text(frame, [compact(r) for r in rows])
     assert json.loads(text) == json.loads(json.dumps(frame))
+
+
+def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it_has_passed_it(tmp_path):
+    """A connection sends in time order: its line of a later window means its lines of this one are
+    in. Until each sender has passed the window (or closed with every frame absorbed), a line of
+    it may still be on its way, and finishing it early would only mean finishing it twice."""
+    from orchestration.web.live.service import Origin
+
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    key, step = ("CH-0007", start), 30 * 10**9
+    service = _worker_service(tmp_path, "marks.sqlite", lambda: start + 10 * 10**9)
+
+    def line(i: int, second: int, character: str = "CH-0007") -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": character, "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+
+    async def send(origin, *lines):
+        origin.received += 1
+        await service._ingest_items([(origin, origin.received, list(lines))])
+
+    async def go():
+        a, b, quiet = Origin(), Origin(), Origin()
+        assert service._complete(key), "a window no connection sent to (recovered at start) is complete"
+        await send(a, line(1, 5))
+        await send(b, line(2, 6))
+        await send(quiet, line(3, 7, "CH-0008"))
+        assert service.senders[key] == {a, b}
+        assert not service._complete(key)
+        await send(a, line(4, 31), line(5, 8, "CH-0011"))  # a is in the next window
+        assert a.passed == {"CH-0007": start + step, "CH-0011": start}
+        assert not service._complete(key), "b may still be sending"
+        await send(b, line(6, 35, "CH-0008"))
+        assert not service._complete(key), "another character's next window does not pass this one"
+        b.received += 1  # a frame of b's is on its way to the worker
+        b.closed = True
+        assert not service._complete(key), "closed, but a frame is not absorbed yet"
+        await service._ingest_items([(b, b.received, [line(7, 9)])])
+        assert service._complete(key)
+        assert not service._complete(("CH-0008", start)), "quiet sent to CH-0008's window and has not passed it"
+        assert not service._complete(("CH-0011", start)), "a sent to it and has not passed it"
+        a.closed = True
+        assert service._complete(("CH-0011", start)), "closed with every frame absorbed"
+
+    asyncio.run(go())
+    service.pool.shutdown()
+
+
+def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out(tmp_path):
+    """The admin pages' warm-up shares the interpreter with the live worker: it is told to wait
+    from QUIET_MARGIN_S before a window's end until that window is finished."""
+    from orchestration.web.admin import _warm
+    from orchestration.web.live.service import QUIET_MARGIN_S
+
+    now = [1_793_491_200 * 10**9]
+    service = _worker_service(tmp_path, "quiet.sqlite", lambda: now[0])
+    margin = int(QUIET_MARGIN_S * 1e9)
+    assert service.quiet(), "no window open"
+    service.next_end = now[0] + margin + 10**9
+    assert service.quiet()
+    now[0] += 2 * 10**9  # within the margin
+    assert not service.quiet()
+    now[0] = service.next_end + 500_000_000  # ended, not out yet (the drive loop has not moved on)
+    assert not service.quiet()
+    service.pool.shutdown()
+
+    answers = iter([False, False, True, True, False, True])
+    loaded = []
+
+    class Runs:
+        def keys(self, domain):
+            return ["a", "b", "c"] if domain == "live_pick" else []
+
+        def load(self, domain, key):
+            loaded.append((key, asked))
+
+    asked = 0
+
+    def quiet():
+        nonlocal asked
+        asked += 1
+        return next(answers)
+
+    _warm(type("State", (), {"runs": Runs()})(), quiet, wait_s=0)
+    assert loaded == [("a", 3), ("b", 4), ("c", 6)], "each run waits until it is quiet"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,20 +51,26 @@ def state_of(app) -> AdminState:
 @contextlib.asynccontextmanager
 async def lifespan(app, config: WebConfig):
     state = state_of(app)
-    # Judge every run once in the background, so the index answers from memory when it is opened.
+    # Judge every run once in the background, so the index answers from memory when it is opened;
+    # one run at a time, never while the live console is finishing windows (it shares the interpreter).
     if config.admin_warm:
-        threading.Thread(target=_warm, args=(state,), name="admin-warm", daemon=True).start()
+        live = getattr(app.state, "live", None)
+        threading.Thread(target=_warm, args=(state, live.quiet if live is not None else None),
+                         name="admin-warm", daemon=True).start()
     try:
         yield
     finally:
         state.executor.shutdown(wait=False, cancel_futures=True)
 
 
-def _warm(state: AdminState) -> None:
+def _warm(state: AdminState, quiet=None, wait_s: float = 0.25) -> None:
+    """Judge every run once; before each, wait while `quiet()` says the time is taken."""
     from evals import domains
 
     for domain in domains.names():
         for key in state.runs.keys(domain):
+            while quiet is not None and not quiet():
+                time.sleep(wait_s)
             try:
                 state.runs.load(domain, key)
             except Exception:  # noqa: BLE001 - the page that opens this run shows why

@@ -50,6 +50,8 @@ RECENT_CHARS of text (at 400 lines/s a window's frame is 3 MB); older ones are r
 SEND_WAIT_S = 0.5
 """After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
+QUIET_MARGIN_S = 3.0
+"""Background work beside the service (`quiet`) waits from this long before a window's end until it is out."""
 """After windows are pushed, the tidy waits this long: its cycle collection holds every thread,
 the event loop's sending of the frames included."""
 SETTLE_S = 0.03
@@ -60,11 +62,28 @@ dumps = compact
 """A frame's text (a window of 3,000 lines is about 3 MB, encoded in the latency path)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Origin:
-    """An ingest connection: what it is told (acks, quarantined lines) goes through its outbox."""
+    """An ingest connection: what it is told (acks, quarantined lines) goes through its outbox.
+
+    A chat connection sends its lines in time order, so once one of its lines of a later
+    window has been absorbed, every line it sent of the earlier windows has been too: `passed`
+    is that mark per character, and a window is only finished in its grace (`LiveService._complete`)
+    once every connection that sent lines to it has passed it, or has closed with all its frames absorbed."""
 
     outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+    passed: dict[str, int] = field(default_factory=dict)
+    """character_id → the latest window_ns of that character among this connection's absorbed lines."""
+    received: int = 0
+    """Frames put in the inbox."""
+    absorbed: int = 0
+    """Frames taken off the inbox and ingested (or refused)."""
+    closed: bool = False
+
+
+def _window_of(row: dict) -> Key | None:
+    """A landing row's (character, window), None when it has no character or time to place it."""
+    return (row["character_id"], int(row["window_ns"])) if row["character_id"] and row["window_ns"] is not None else None
 
 
 @dataclass
@@ -75,6 +94,8 @@ class Absorbed:
     opened: dict[Key, int] = field(default_factory=dict)
     """Windows opened by this batch → the wall-clock instant (ns) they finish."""
     counts: dict[Key, int] = field(default_factory=dict)
+    windows: list[Key | None] = field(default_factory=list)
+    """The window of each landed line, in landing order (None: no character or time to place it)."""
 
 
 class LiveService:
@@ -115,8 +136,13 @@ class LiveService:
         """The last window push stored: a late frame judged now is pushed after it."""
         # event-loop state
         self.deadlines: dict[Key, int] = {}
+        self.senders: dict[Key, set[Origin]] = {}
+        """The connections that sent lines to each open window (`_complete`)."""
         self.ranked_early: set[Key] = set()
         """Windows already ranked in their grace (or asked to be)."""
+        self.next_end: int | None = None
+        """The end (ns) of the next window to finish, None when none is open: set as the drive loop
+        turns, so it stays on a window until that one is out (read by `quiet` from other threads)."""
         self.published = (0, 0)
         """The place in push order of the last frame pushed (stored ones further on come live)."""
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
@@ -128,6 +154,7 @@ class LiveService:
         self.loop = asyncio.get_running_loop()
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
+        self.next_end = min(opened.values()) - self.grace if opened else None
         self.published = await self.run(records.last_position, self.engine)
         # What start-up made (modules, references, engines) lives as long as the service: left
         # out of every later cycle collection, which then walks only what came since.
@@ -150,7 +177,8 @@ class LiveService:
         (the per-batch cost of the gates, tagger and engine is mostly per call, so fewer larger
         batches leave the worker free), and a batch that may hold an ending window's last lines
         is absorbed SETTLE_S after its end at the latest. Between then and the window's end +
-        grace the worker finishes and stores it early; when it is due, what has arrived for it
+        grace, once every connection that sent lines to it has passed it (`_complete`: a line
+        still on its way would make it finish twice), the worker finishes and stores it early; when it is due, what has arrived for it
         since is absorbed at once and it is pushed right after, never behind a later batch: the
         early result stands unless a line of it arrived meanwhile. Lines of later windows that arrived
         meanwhile wait until it is out."""
@@ -162,6 +190,7 @@ class LiveService:
             while True:
                 now = self.clock()
                 nearest = min(self.deadlines.values(), default=None)
+                self.next_end = None if nearest is None else nearest - self.grace
                 if nearest is not None and nearest <= now:
                     pending += self._drain(getter)
                     if getter.done():
@@ -184,7 +213,8 @@ class LiveService:
                     await self._ingest_items(pending)
                     pending = []
                     continue
-                ripe = [k for k, due in self.deadlines.items() if due - self.grace + settle <= now and k not in self.ranked_early]
+                ripe = [k for k, due in self.deadlines.items()
+                        if due - self.grace + settle <= now and k not in self.ranked_early and self._complete(k)]
                 if ripe:
                     if pending and self._holds(pending, set(ripe)):
                         await self._ingest_items(pending)
@@ -195,8 +225,14 @@ class LiveService:
                     except Exception:  # noqa: BLE001 - they are ranked again when due
                         log.exception("ranking windows early failed")
                     continue
-                early = min((due - self.grace + settle for k, due in self.deadlines.items() if k not in self.ranked_early),
-                            default=None)
+                # A window past its settle but waiting for a connection's mark (`_complete`) is
+                # looked at again after the next batch, which goes in as soon as a frame comes.
+                early = min((t for k, due in self.deadlines.items() if k not in self.ranked_early
+                             for t in (due - self.grace + settle,) if t > now), default=None)
+                if pending and any(due - self.grace + settle <= now for k, due in self.deadlines.items() if k not in self.ranked_early):
+                    await self._ingest_items(pending)
+                    pending = []
+                    continue
                 until = [n for n in (nearest, flush_at if pending else None, early) if n is not None]
                 timeout = max(0.0, (min(until) - now) / 1e9) if until else None
                 done, _ = await asyncio.wait({getter}, timeout=timeout)
@@ -208,6 +244,19 @@ class LiveService:
                     getter = asyncio.ensure_future(self.inbox.get())
         finally:
             getter.cancel()
+
+    def quiet(self, margin_s: float = QUIET_MARGIN_S) -> bool:
+        """Whether work beside the service (the admin pages' warm-up) may take the interpreter now:
+        no window ends within `margin_s` or has ended and is not out yet. Safe from any thread."""
+        end = self.next_end
+        return end is None or end - int(margin_s * 1e9) > self.clock()
+
+    def _complete(self, key: Key) -> bool:
+        """Whether every line its connections sent to a window has been absorbed, as far as their
+        order tells: each has passed it (`Origin.passed`) or closed with nothing left to absorb.
+        A line that still comes later (one sent out of order) is a straggler: the window finishes again."""
+        return all(o.passed.get(key[0], key[1]) > key[1] or (o.closed and o.absorbed >= o.received)
+                   for o in self.senders.get(key, ()))
 
     def _holds_due(self, items: list, now: int) -> bool:
         """Whether frames not yet absorbed hold a line of a window now due (read as the landing reads it)."""
@@ -232,6 +281,8 @@ class LiveService:
         return items
 
     async def _ingest_items(self, items: list) -> None:
+        for origin, _, _ in items:
+            origin.absorbed += 1
         try:
             texts = [t for _, _, ts in items for t in ts]
             landed, absorbed = await self.run(self._ingest, texts)
@@ -245,6 +296,12 @@ class LiveService:
         for origin, frame_no, ts in items:
             for _ in ts:
                 seq_origin[landed[i]] = (origin, frame_no)
+                key = absorbed.windows[i]
+                if key is not None:
+                    if key in self.deadlines or key in absorbed.opened:  # open: not a late line
+                        self.senders.setdefault(key, set()).add(origin)
+                    if key[1] > origin.passed.get(key[0], key[1] - 1):
+                        origin.passed[key[0]] = key[1]
                 i += 1
         for q in absorbed.quarantined:
             origin, frame_no = seq_origin.get(q["seq"], (None, None))
@@ -272,6 +329,7 @@ class LiveService:
         except Exception:  # noqa: BLE001 - the lines are durable (acknowledged); a restart or the sensor judges them
             log.exception("absorbing landed lines %s..%s failed", rows[0]["seq"] if rows else None, rows[-1]["seq"] if rows else None)
             absorbed = Absorbed()
+        absorbed.windows = [_window_of(r) for r in rows]
         return [r["seq"] for r in rows], absorbed
 
     def _absorb(self, rows: list[dict], now: int) -> Absorbed:
@@ -279,8 +337,7 @@ class LiveService:
         out = Absorbed()
         if not rows:
             return out
-        key_of = {r["seq"]: (r["character_id"], int(r["window_ns"])) if r["character_id"] and r["window_ns"] is not None else None
-                  for r in rows}
+        key_of = {r["seq"]: _window_of(r) for r in rows}
         if any(k is not None and k not in self.open and k not in self.finished for k in key_of.values()):
             self._refresh_references()
         groups: dict[int, list[dict]] = {}
@@ -363,6 +420,7 @@ class LiveService:
         for k in keys:
             del self.deadlines[k]
             self.ranked_early.discard(k)
+            self.senders.pop(k, None)
         try:
             await self.run(self._finish, keys)  # each window is published as soon as it is stored
         except Exception:  # noqa: BLE001 - keep serving; the windows stay in the landing table for a restart or Dagster
@@ -412,6 +470,10 @@ class LiveService:
         early = {w.key: self.early.pop(w.key) for w in done if w.key in self.early}
         again = [w for w in done if w.key not in early or early[w.key][0] != w.lines]
         stands = [k for k in early if k not in {w.key for w in again}]
+        for w in again:
+            if w.key in early:
+                log.info("window %s %s: %d line(s) came in its grace after it was finished early; finished again",
+                         *w.key, w.lines - early[w.key][0])
         # stored in the grace (None: a Dagster run judged it first, logged then)
         frames = sorted((early[k][1] for k in stands if early[k][1]), key=lambda f: f["seq"])
         for frame in frames:

@@ -66,10 +66,12 @@ async def ingest(ws: WebSocket) -> None:
             if size > limit:
                 await ws.close(code=TOO_BIG, reason=f"frame {frame_no} is {size} bytes, over the {limit}-byte limit")
                 break
+            origin.received += 1
             await service.inbox.put((origin, frame_no, split_frame(text)))
     except WebSocketDisconnect:
         pass
     finally:
+        origin.closed = True
         await asyncio.sleep(0)
         sender.cancel()
 
