@@ -122,7 +122,16 @@ class KiwiTagger:
         return [Proposal(list(tags) if tags else None) for _, tags in self._read(bodies)]
 
 
-@lru_cache(maxsize=1)
+_BUILDING = threading.Lock()
+
+
 def shared_tagger() -> KiwiTagger:
-    """The process's one kiwi tagger, built on first use (about two seconds)."""
+    """The process's one kiwi tagger, built on first use (a few seconds: the analyser's model
+    loads on its first sentence); a caller while another thread builds it waits for that one."""
+    with _BUILDING:
+        return _built()
+
+
+@lru_cache(maxsize=1)
+def _built() -> KiwiTagger:
     return KiwiTagger()

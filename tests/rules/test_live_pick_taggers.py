@@ -113,3 +113,29 @@ def test_kiwi_analyses_a_body_once_and_answers_it_the_same_again():
     assert [p.answer for p in answers] == [match(lemmas, tagger.vocabulary) or None for lemmas in first]
     answers[0].answer.append("changed")  # a caller's list is its own: the kept answer stays
     assert tagger.propose(bodies[:1])[0].answer == answers[2].answer
+
+
+def test_the_shared_kiwi_tagger_is_built_once_when_threads_ask_together(monkeypatch):
+    """`verdicts serve` starts building it beside the rest of start-up; the service asking for it
+    meanwhile waits for that one instead of building a second."""
+    import threading
+    import time
+    from functools import lru_cache
+
+    from rules.live_pick import tagger_kiwi
+
+    built = []
+
+    class Slow:
+        def __init__(self):
+            time.sleep(0.2)
+            built.append(self)
+
+    monkeypatch.setattr(tagger_kiwi, "_built", lru_cache(maxsize=1)(Slow))  # the real one, cached, is put back after
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(tagger_kiwi.shared_tagger())) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(built) == 1 and got == built * 3
