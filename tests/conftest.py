@@ -79,3 +79,17 @@ def broker_url():
             pytest.fail(message + " (CI must have it)")
         pytest.skip(message)
     return url
+
+
+def stop(proc, grace_s: float = 60) -> None:
+    """Stop a server a test started, by its own PID: SIGTERM, then SIGKILL if it has not gone
+    within `grace_s` (a loaded machine can slow a clean shutdown well past its usual second)."""
+    import subprocess
+
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, stop
 
 BIN = Path(sys.executable).parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
@@ -153,8 +153,7 @@ def test_code_server_command_serves_the_code_location_and_passes_its_health_chec
                                 capture_output=True, timeout=30, env=env).returncode == 0
         assert ok, "code server did not become healthy"
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
 
 
 def test_the_live_console_service_shares_the_warehouse_and_requires_its_token():

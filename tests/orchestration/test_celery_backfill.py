@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 
 from orchestration.instance import TEAM_CONFIG
-from tests.conftest import ROOT
+from tests.conftest import ROOT, stop
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -81,16 +81,6 @@ def _wait_ready(workers: dict[str, tuple[subprocess.Popen, Path]], timeout: floa
                 del pending[name]
         time.sleep(0.5)
     assert not pending, {n: log.read_text()[-2000:] for n, (_, log) in pending.items()}
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()  # warm shutdown: the current step finishes first
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
 
 
 def _max_overlap(records) -> int:
@@ -162,7 +152,7 @@ def test_a_four_day_backfill_runs_on_two_celery_workers_and_writes_what_a_serial
             assert status in (BulkActionStatus.COMPLETED_SUCCESS, BulkActionStatus.COMPLETED), (status, failed)
     finally:
         for proc, _ in workers.values():
-            _stop(proc)
+            stop(proc)  # warm shutdown: the current step finishes first
         for run in instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTED, DagsterRunStatus.STARTING,
                                                           DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED])):
             instance.run_launcher.terminate(run.run_id)
