@@ -45,6 +45,10 @@ BOM, bidi marks, tags), Unicode 14.0.0; a test re-derives them from `unicodedata
 PADDING = "".join(chr(c) for a, b in _PADDING_RANGES for c in range(a, b + 1))
 
 
+CHUNK_ROWS = 50_000
+"""Lines screened at once by `Screen.in_chunks`: big enough that per-call costs vanish, small enough
+that a million lines never hold a million parsed objects."""
+
 _ROW_BY_ROW: ContextVar[bool] = ContextVar("row_by_row", default=False)
 
 
@@ -96,6 +100,26 @@ class Screen:
             self._reject_frame(base[hit], code, reasons[hit])
         self.rows = base[codes.isna()].reset_index(drop=True)
 
+    @classmethod
+    def in_chunks(cls, raw: pd.DataFrame, dataset: str, id_field: str, per_row: Callable[[Screen], None]) -> Screen:
+        """`Screen(raw, …)` with `per_row` — the gates that look at one row at a time, ending with
+        `expand` — run on `CHUNK_ROWS` lines at a time, then the chunks joined for the gates that look
+        across rows (`ids`). Only one chunk's parsed objects are alive at once: they, not the tables,
+        are most of the gates' memory."""
+        parts = []
+        for start in range(0, max(len(raw), 1), CHUNK_ROWS):
+            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field)
+            per_row(part)
+            parts.append(part)
+        if len(parts) == 1:
+            return parts[0]
+        whole = cls.__new__(cls)
+        whole.dataset, whole.id_field = dataset, id_field
+        whole.raw_count = sum(p.raw_count for p in parts)
+        whole._rejected = [frame for p in parts for frame in p._rejected]
+        whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
+        return whole
+
     # -- gates -------------------------------------------------------------------------
 
     def schema(self, check: Callable[[object], str | None]) -> None:
@@ -105,10 +129,11 @@ class Screen:
         self.reject(mask, SCHEMA, pd.Series(reasons, index=self.rows.index))
 
     def expand(self, columns: tuple[str, ...]) -> None:
-        """Turn the accepted objects into columns (absent optional fields become None)."""
-        data = pd.DataFrame(
-            [{c: obj.get(c) for c in columns} for obj in self.rows["_obj"]], columns=list(columns), dtype=object
-        )
+        """Turn the accepted objects into columns (absent optional fields become None), a column at a
+        time: no dict per row besides the parsed ones."""
+        objs = self.rows["_obj"].tolist()
+        data = pd.DataFrame({c: pd.Series([obj.get(c) for obj in objs], dtype=object) for c in columns},
+                            columns=list(columns))
         data.index = self.rows.index
         self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)
 
@@ -117,33 +142,55 @@ class Screen:
         col = self.id_field
         self.rows[col] = trim_column(self.rows[col])
         self.reject(self.rows[col].map(lambda v: not v), MISSING_ID, f"{col} is empty")
-        dup = self.rows[col].duplicated(keep="first")
-        first_line = self.rows.drop_duplicates(col).set_index(col)["line"]
-        reasons = self.rows.loc[dup, col].map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
+        ids = self.rows[col]
+        dup = ids.duplicated(keep="first")
+        if not dup.any():
+            return
+        repeated = ids[dup]
+        firsts = self.rows.loc[~dup & ids.isin(set(repeated)), [col, "line"]]  # the repeated ids' rows alone
+        first_line = firsts.set_index(col)["line"]
+        reasons = repeated.map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
         self.reject(dup, DUPLICATE_ID, reasons)
 
-    def stamps(self, col: str, tz: str, nullable: bool = False, note: pd.Series | None = None) -> pd.Series:
+    def stamps(self, col: str, tz: str, nullable: bool = False, note: pd.Series | None = None) -> pd.DataFrame:
         """Read a time column with the one timestamp parser; reject what it refuses (`bad_timestamp`, or
         `timestamp_out_of_range`), the reason naming the column and value and ending with `note` when given.
-        Returns the Stamps of the rows kept (None for a null value when `nullable`)."""
+
+        Returns, for the rows kept, `ns` (epoch nanoseconds: int64, or Int64 with NA for a null value
+        when `nullable`) and `form` (see `timestamps.Stamp`). Read `CHUNK_ROWS` values at a time, so a
+        parsed `Stamp` per row never exists for the whole column."""
         values = self.rows[col]
-        if _ROW_BY_ROW.get():
-            read = [(None, None) if nullable and v is None else timestamps.read(v, tz) for v in values]
-        else:  # the common forms column-wise, the same results
-            cells = values.tolist()
-            read = timestamps.read_many(cells, tz)
-            if nullable:
-                read = [(None, None) if v is None else r for v, r in zip(cells, read)]
-        found = pd.Series([stamp for stamp, _ in read], index=values.index, dtype=object)
+        cells = values.tolist()
+        ns = np.zeros(len(cells), dtype=np.int64)
+        null = np.zeros(len(cells), dtype=bool)
+        forms: list = [None] * len(cells)
+        problems: list[tuple[int, str, str]] = []
+        for start in range(0, len(cells), CHUNK_ROWS):
+            part = cells[start:start + CHUNK_ROWS]
+            if _ROW_BY_ROW.get():
+                read = [(None, None) if nullable and v is None else timestamps.read(v, tz) for v in part]
+            else:  # the common forms column-wise, the same results
+                read = timestamps.read_many(part, tz)
+                if nullable:
+                    read = [(None, None) if v is None else r for v, r in zip(part, read)]
+            found = [stamp for stamp, _ in read]
+            end = start + len(part)
+            ns[start:end] = [0 if s is None else s.ns for s in found]
+            null[start:end] = [s is None for s in found]
+            forms[start:end] = [None if s is None else s.form for s in found]
+            problems += [(i, *p) for i, (_, p) in enumerate(read, start) if p is not None]
         for code in (BAD_TIMESTAMP, TIMESTAMP_RANGE):
-            hit = pd.Series([p is not None and p[0] == code for _, p in read], index=values.index)
-            if hit.any():
-                why = pd.Series([f"{col} {_quoted(v)} {p[1]}" if h else None for v, (_, p), h in zip(values, read, hit)],
-                                index=values.index, dtype=object)
+            at = [i for i, c, _ in problems if c == code]
+            if at:
+                index = values.index[at]
+                why = pd.Series([f"{col} {_quoted(cells[i])} {text}" for i, c, text in problems if c == code],
+                                index=index, dtype=object)
                 if note is not None:
-                    why = why + note.reindex(values.index).fillna("")
-                self.reject(hit, code, why[hit])
-        return found[self.rows.index]
+                    why = why + note.reindex(index).fillna("")
+                self.reject(pd.Series(True, index=index), code, why)
+        stamped = pd.arrays.IntegerArray(ns, null) if nullable else ns
+        return pd.DataFrame({"ns": stamped, "form": pd.Series(forms, index=values.index, dtype=object)},
+                            index=values.index).loc[self.rows.index]
 
     def reject(self, mask: pd.Series, code: str, reason: str | pd.Series) -> None:
         """Move the rows where mask is true to quarantine."""
@@ -216,11 +263,13 @@ def screen(
     integer_columns: tuple[str, ...] = (),
 ) -> Screen:
     """The gates every dataset passes first: JSON, schema, columns, integers, ids."""
-    s = Screen(raw, dataset, id_field)
-    s.schema(check)
-    s.expand(columns)
-    for col in integer_columns:  # JSON Schema's integers accept 5000.0; rules see 5000
-        s.rows[col] = int_or_none(s.rows[col])
+    def per_row(s: Screen) -> None:
+        s.schema(check)
+        s.expand(columns)
+        for col in integer_columns:  # JSON Schema's integers accept 5000.0; rules see 5000
+            s.rows[col] = int_or_none(s.rows[col])
+
+    s = Screen.in_chunks(raw, dataset, id_field, per_row)
     s.ids()
     return s
 

@@ -24,7 +24,7 @@ def zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stamp:
     """A parsed timestamp: the absolute instant and how to print a derived one."""
 
@@ -144,7 +144,8 @@ def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str]
         offsets[naive] = np.where(found == None, 0, found).astype(np.int64)  # noqa: E711
     ns = (seconds - offsets) * NS_PER_SEC
     slow |= (ns < EARLIEST_NS) | (ns >= LATEST_NS)  # `read` words the range
-    forms = ["" if x is None else "Z" if x == "Z" else _offset_text(timedelta(seconds=int(o)))
+    texts: dict[int, str] = {}  # one text per offset: a million stamps share a handful of strings
+    forms = ["" if x is None else "Z" if x == "Z" else texts.get(o) or texts.setdefault(o, _offset_text(timedelta(seconds=o)))
              for x, o in zip(suffix, offsets.tolist())]
     for i, n, form, s in zip(at, ns.tolist(), forms, slow.tolist()):
         out[i] = read(values[i], tz) if s else (Stamp(ns=n, form=form), None)

@@ -61,14 +61,16 @@ def _trim_codes(s: Screen, fields: tuple[str, ...]) -> None:
 
 
 def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Screen:
-    s = Screen(raw[name], name, ID_FIELDS[name])
-    _trim_codes(s, CODE_COLUMNS.get(name, ()))
-    if before_schema:
-        before_schema(s)
-    s.schema(row_checker(DOMAIN, name))
-    _expand(s, columns(DOMAIN, name))
-    for col in INTEGER_COLUMNS.get(name, ()):  # JSON Schema's integers accept 15.0; rules see 15
-        s.rows[col] = int_or_none(s.rows[col])
+    def per_row(s: Screen) -> None:
+        _trim_codes(s, CODE_COLUMNS.get(name, ()))
+        if before_schema:
+            before_schema(s)
+        s.schema(row_checker(DOMAIN, name))
+        _expand(s, columns(DOMAIN, name))
+        for col in INTEGER_COLUMNS.get(name, ()):  # JSON Schema's integers accept 15.0; rules see 15
+            s.rows[col] = int_or_none(s.rows[col])
+
+    s = Screen.in_chunks(raw[name], name, ID_FIELDS[name], per_row)
     s.ids()
     return s
 
@@ -120,7 +122,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
     m["sent_at"] = trim_column(m["sent_at"])
     stamps = msg_s.stamps("sent_at", tz, note=m["room_id"].map(lambda r: f": room '{r}' is held"))
     m = msg_s.rows
-    m["sent_at_ns"] = pd.array([s.ns for s in stamps[m.index]], dtype="int64")
+    m["sent_at_ns"] = stamps["ns"]
 
     screens = {"chat_messages": msg_s, "rooms": rooms_s, "handoff_phrases": phrase_s, "help_articles": article_s}
     return gathered(screens, INPUT_DATASETS, Normalised, _accepted)

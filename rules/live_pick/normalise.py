@@ -68,7 +68,7 @@ def screen_references(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> t
     rel["last_replied_at"] = trim_column(rel["last_replied_at"])
     stamps = rel_s.stamps("last_replied_at", tz=config.timezone, nullable=True)
     rel = rel_s.rows
-    rel["last_replied_ns"] = pd.array([s.ns if s else None for s in stamps], dtype="Int64")
+    rel["last_replied_ns"] = stamps["ns"]
     return sheet_s, rel_s
 
 
@@ -83,8 +83,8 @@ def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, 
     chat["sent_at"] = trim_column(chat["sent_at"])
     stamps = chat_s.stamps("sent_at", config.timezone)
     chat = chat_s.rows
-    chat["sent_at_ns"] = pd.array([s.ns for s in stamps[chat.index]], dtype="int64")
-    chat["sent_at_form"] = [s.form for s in stamps[chat.index]]
+    chat["sent_at_ns"] = stamps["ns"]
+    chat["sent_at_form"] = stamps["form"]
 
     known = set(sheet["character_id"])
     unknown = ~chat["character_id"].isin(known)

@@ -44,7 +44,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised
     t = turn_s.rows
     stamps = turn_s.stamps("created_at", config.timezone)
     t = turn_s.rows
-    t["created_at_ns"] = pd.array([s.ns for s in stamps[t.index]], dtype="int64")
+    t["created_at_ns"] = stamps["ns"]
 
     return gathered({"profiles": prof_s, "turns": turn_s}, INPUT_DATASETS)
 

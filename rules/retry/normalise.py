@@ -8,6 +8,7 @@ at again, so its session is judged without it.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -56,7 +57,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     blank = ev["session_id"].eq("")
     ev_s.reject(blank, MISSING_SESSION, "session_id is empty")
 
-    ev_s.stamps("sent_at", config.timezone)
+    ev_s.rows["sent_at_ns"] = ev_s.stamps("sent_at", config.timezone)["ns"]
 
     ev = ev_s.rows
     key = ev["surface_key_raw"].map(surface_key)
@@ -89,13 +90,21 @@ def _unknown_reason(key: str, rejected: set) -> str:
 
 
 def derive(events: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
-    """The columns rules work on: the instant, the surface key, the words and the squashed text."""
-    events = events.copy()
-    events["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in events["sent_at"]], dtype="int64")
-    events["surface_key"] = events["surface_key_raw"].map(surface_key).astype(object)
-    normal = events["input_text"].map(text.normalised)
-    events["words"] = normal.map(lambda t: frozenset(t.split())).astype(object)
-    events["squashed"] = normal.map(lambda t: "".join(t.split())).astype(object)
+    """The columns rules work on: the instant (when the gates have not read it already), the surface
+    key, the words and the squashed text."""
+    events = events.copy(deep=False)  # new columns only: the caller's frame keeps its own
+    if "sent_at_ns" not in events:
+        events["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in events["sent_at"]], dtype="int64")
+    # Keys and words recur: each is kept once (interned), not once per event.
+    events["surface_key"] = pd.Series([sys.intern(surface_key(k)) for k in events["surface_key_raw"].tolist()],
+                                      index=events.index, dtype=object)
+    words, squashed = [], []
+    for t in events["input_text"].tolist():  # one normalised text alive at a time
+        parts = text.normalised(t).split()
+        words.append(frozenset(map(sys.intern, parts)))
+        squashed.append("".join(parts))
+    events["words"] = pd.Series(words, index=events.index, dtype=object)
+    events["squashed"] = pd.Series(squashed, index=events.index, dtype=object)
     return events
 
 

@@ -58,6 +58,41 @@ def test_generated_data_with_malformed_rows(domain, seed, tmp_path):
     assert_same_gates(domain, tmp_path)
 
 
+def assert_same_in_chunks(domain: str, input_dir, monkeypatch, rows: int) -> None:
+    whole = _normalised(domain, input_dir)
+    monkeypatch.setattr(gates, "CHUNK_ROWS", rows)
+    chunked = _normalised(domain, input_dir)
+    for name in whole.tables:
+        assert _strict(chunked.tables[name]) == _strict(whole.tables[name]), name
+    assert _strict(chunked.quarantine) == _strict(whole.quarantine)
+    assert chunked.raw_counts == whole.raw_counts
+
+
+@pytest.mark.parametrize("rows", (1, 7))
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_sample_data_screened_in_chunks(domain, rows, monkeypatch):
+    """Duplicates, empty ids and bad rows land in different chunks: the chunks join to the same result."""
+    assert_same_in_chunks(domain, SAMPLE_DIR / domain, monkeypatch, rows)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generated_data_screened_in_chunks(domain, tmp_path, monkeypatch):
+    domains.get(domain).generate(10_000, 2, tmp_path)
+    assert_same_in_chunks(domain, tmp_path, monkeypatch, 997)
+
+
+def test_a_repeated_id_in_a_later_chunk_is_quarantined_naming_the_first_line(monkeypatch):
+    monkeypatch.setattr(gates, "CHUNK_ROWS", 2)
+    raw = pd.DataFrame({"dataset": "d", "file": "f", "line": [1, 2, 3, 4, 5],
+                        "text": ['{"id":"a"}', '{"id":"b"}', 'x', '{"id":"a"}', '{"id":"c"}'], "not_utf8": None})
+    s = gates.screen(raw, "d", "id", lambda obj: None, ("id",))
+    assert list(s.accepted()["id"]) == ["a", "b", "c"]
+    q = s.quarantine()
+    assert list(q["line"]) == [3, 4] and list(q["reason_code"]) == ["invalid_json", "duplicate_id"]
+    assert q["reason"].iat[1] == "id 'a' repeats the row on line 1"
+    assert s.raw_count == 5
+
+
 NASTY = [
     '{"a":"\\ud800"}', '{"a":"\\udc00x"}', '{"\\ud800":1}', '{"a":"\\ud83d\\ude00"}', '{"a":"\\ud800\\u0041"}',
     '{"a":1,"a":2}', '{"a":1,"b":0,"a":2}', '\ufeff{"a":1}', '{"a":1}\ufeff', '\x0c{"a":1}', '\u00a0{"a":1}',
