@@ -60,7 +60,7 @@ def rules_only(domain: str, judge, state) -> float:
     spec = registry.get(domain).spec
     engine, outputs = spec.engine, spec.explain_outputs
     real = engine.explain
-    engine.explain = lambda f, config: tuple([None] * len(f) for _ in range(outputs))
+    engine.explain = lambda f, config, *context: tuple([None] * len(f) for _ in range(outputs))
     try:
         t0 = time.perf_counter()
         judge(state)

@@ -211,25 +211,37 @@ def cmd_judge(args) -> int:
     if args.summary not in domain.summary_writers:
         raise UsageError(f"--summary {args.summary}: not available for {args.domain} (choose from {', '.join(domain.summary_writers)})")
     try:
-        judged = _judge_input(domain, domain.judge_dir, args.input, day=args.day, tags=args.tags, summaries=args.summary)
+        parts, judged = _judge_input(domain, domain.judge_dir_parts, args.input, day=args.day, tags=args.tags,
+                                     summaries=args.summary)
     except ValueError as exc:  # e.g. the openai adapters without their endpoint settings
         raise UsageError(str(exc)) from exc
-    write_jsonl(args.out, judged.rows)
+    counts: Counter = Counter()
+    summaries = {"kept": 0, "fallback": 0, "reasons": Counter()}
+
+    def counted():  # rows are written a part at a time and tallied on the way
+        for rows in parts:
+            counts.update(r.get("verdict") or r.get("persona_code") for r in rows)
+            if args.domain == "live_pick":
+                from rules.live_pick.summaries import summary_counts
+
+                c = summary_counts(rows)
+                summaries["kept"] += c["kept"]
+                summaries["fallback"] += c["fallback"]
+                summaries["reasons"].update(c["reasons"])
+            yield from rows
+
+    n = write_jsonl(args.out, counted())
     if args.quarantine:
         write_jsonl(args.quarantine, _quarantine_rows(judged.quarantine))
-    counts = Counter(r.get("verdict") or r.get("persona_code") for r in judged.rows)
-    print(f"judged {len(judged.rows)} rows → {args.out}", file=sys.stderr)
-    for verdict, n in counts.most_common():
-        print(f"  {n:6d}  {verdict}", file=sys.stderr)
+    print(f"judged {n} rows → {args.out}", file=sys.stderr)
+    for verdict, k in counts.most_common():
+        print(f"  {k:6d}  {verdict}", file=sys.stderr)
     for name, r in judged.reconciliation.items():
         print(f"  {name}: {r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined", file=sys.stderr)
     if args.domain == "live_pick":
-        from rules.live_pick.summaries import summary_counts
-
-        c = summary_counts(judged.rows)
-        why = ", ".join(f"{k} {v}" for k, v in sorted(c["reasons"].items()))
-        print(f"  tags: {args.tags} · summaries: {args.summary}, {c['kept']} model sentences kept, "
-              f"{c['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
+        why = ", ".join(f"{k} {v}" for k, v in sorted(summaries["reasons"].items()))
+        print(f"  tags: {args.tags} · summaries: {args.summary}, {summaries['kept']} model sentences kept, "
+              f"{summaries['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
     _warn_empty_references(args.domain, judged.reconciliation)
     return EXIT_OK
 

@@ -8,8 +8,9 @@ that import them when a report or a page is made: judging and validating never p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 
@@ -70,6 +71,18 @@ class Domain:
         options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
         frame = self.spec.judge(judged.tables, config, tags, **options)
         return Judged(self.spec.records(frame), norm.quarantine, norm.reconciliation(), judged)
+
+    def judge_dir_parts(self, input_dir: Path, day: str | None = None, tags: str = "gold",
+                        summaries: str = "template") -> tuple[Iterator[list[dict]], Judged]:
+        """`judge_dir` with its rows handed out a part at a time, for writing as they come (the same
+        rows in the same order; `Judged.rows` stays empty). The input is read and gated, and the
+        first part judged, before this returns, so their errors are raised here."""
+        norm, judged, config = self.spec.load(input_dir, day)
+        options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
+        frames = self.spec.judged_parts(judged.tables, config, tags, **options)
+        first = next(frames)
+        parts = (self.spec.records(frame) for frame in chain([first], frames))
+        return parts, Judged([], norm.quarantine, norm.reconciliation(), judged)
 
     def check_dir(self, input_dir: Path, rows: list, day: str | None = None) -> tuple[list, Judged]:
         """(check results of `rows` against the folder, the gated input), as `verdicts validate` does."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 
@@ -64,10 +64,22 @@ class DomainSpec:
     """Where the domain's JSON Schemas are when they are not in the `schemas` package."""
     explain_outputs: int = 3
     """How many per-row lists `engine.explain` returns (evidence, summary or reason, hedge)."""
+    judge_parts: Callable[..., Iterator[pd.DataFrame]] | None = None
+    """`judge` (same arguments) handed out in consecutive parts of its rows, each explained when it is
+    asked for, so a caller writing them as they come never holds every row's explanation; None: the
+    domain judges in one piece (see `judged_parts`)."""
 
     @property
     def event_time(self) -> str:
         return self.time_fields[self.event_dataset]
+
+    def judged_parts(self, tables: dict, config, tags=None, **options) -> Iterator[pd.DataFrame]:
+        """The verdict frame in parts: `judge_parts` where the domain has it, else `judge` whole. The
+        parts joined are `judge`'s frame, row for row."""
+        if self.judge_parts is None:
+            yield self.judge(tables, config, tags, **options)
+        else:
+            yield from self.judge_parts(tables, config, tags, **options)
 
     def load(self, input_dir: Path, day: str | None = None) -> tuple[Normalised, Normalised, Any]:
         """(the gated input, what the rules judge and check, config) of a folder, or of one day of it."""

@@ -58,6 +58,26 @@ def judge(
     return _rows(f, config)
 
 
+PART_ROWS = 50_000
+"""Rows explained at once by `judge_parts`."""
+
+
+def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
+                tags=None, rows: int | None = None):
+    """`judge`'s rows, `rows` at a time: every line is decided and ranked first, then each part
+    explained as it is asked for (a line's explanation reads that line alone), so a writer never
+    holds every row's evidence at once."""
+    rows = rows or PART_ROWS
+    if chat.empty:
+        yield _no_rows()
+        return
+    f = filtered(chat, sheet, relation, config, tags)
+    rank_remaining(f, config)
+    order = _ordered(f)
+    for start in range(0, len(f), rows):
+        yield _explained(f.iloc[order[start:start + rows]], config)
+
+
 def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
              tags=None) -> pd.DataFrame:
     """Every line's features with the three filters applied: `verdict` is the first filter that
@@ -74,13 +94,27 @@ def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
 
 def _rows(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
     """Output rows of decided and ranked lines: ids, explanation, provenance, in window and rank order."""
+    return _explained(f.iloc[_ordered(f)], config)
+
+
+ORDER = ["window_ns", "character_id", "rank_in_window", "sent_at_ns", "msg_id"]
+"""Output order: window, character, rank (unranked lines last), time, id."""
+
+
+def _ordered(f: pd.DataFrame) -> np.ndarray:
+    """Gives decided and ranked lines their pick ids (settled among all of them); returns the
+    positions that put them in output order (`ORDER`), sorting the keys alone rather than every column."""
     f["pick_id"] = pick_ids(f["msg_id"])
-    f["evidence"], f["summary"], f["hedge"] = explain(f, config)
-    f["provenance"] = _provenance(f)
-    f = f.sort_values(
-        ["window_ns", "character_id", "rank_in_window", "sent_at_ns", "msg_id"], na_position="last", kind="stable"
-    )
-    return f[OUTPUT_COLUMNS].reset_index(drop=True)
+    keys = f[ORDER].reset_index(drop=True)
+    return keys.sort_values(ORDER, na_position="last", kind="stable").index.to_numpy()
+
+
+def _explained(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
+    """Output rows of decided lines in output order, with their explanation and provenance."""
+    cited, summaries, hedges = explain(f, config)
+    column = lambda values: pd.Series(values, index=f.index, dtype=object)  # noqa: E731
+    return f.assign(evidence=column(cited), summary=column(summaries), hedge=column(hedges),
+                    provenance=column(_provenance(f)))[OUTPUT_COLUMNS].reset_index(drop=True)
 
 
 def _no_rows() -> pd.DataFrame:

@@ -23,12 +23,23 @@ def judge(tables: dict, config, tags=None, summaries: str | None = None):
     return write_summaries(frame, norm, config, config.summary_writer if summaries is None else summaries)
 
 
+def judge_parts(tables: dict, config, tags=None, summaries: str | None = None):
+    """`judge` in parts; model sentences are written and checked over the whole frame, so with a
+    model summary writer the frame is one part."""
+    if (config.summary_writer if summaries is None else summaries) != "template":
+        yield judge(tables, config, tags, summaries)
+        return
+    yield from engine.judge_parts(tables["live_chat"], tables["character_sheet"], tables["viewer_relation"], config,
+                                  config.tagger if tags is None else tags)
+
+
 SPEC = from_layout(
     schema, normalise, engine, verdicts, run_checks, load_config, EXPECTATIONS,
     time_fields={"live_chat": "sent_at"},
     event_dataset="live_chat",
     verdict_key="verdict",
     judge=judge,
+    judge_parts=judge_parts,
     reference=expected_verdicts,
     json_columns=normalise.JSON_COLUMNS,
     verdict_json_columns=("evidence", "provenance"),

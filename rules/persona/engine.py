@@ -17,7 +17,30 @@ OUTPUT_COLUMNS = ["check_id", "turn_no", "profile_no", "persona_code", "evidence
 def judge(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
     """One verdict row per turn (output-schema columns), in time order."""
     if turns.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+        return _no_rows()
+    f, order = decided(turns, profiles, config)
+    return _explained(f.iloc[order], config)
+
+
+PART_ROWS = 50_000
+"""Rows explained at once by `judge_parts`."""
+
+
+def judge_parts(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig, rows: int | None = None):
+    """`judge`'s rows, `rows` at a time: every verdict is decided first, then each part taken in time
+    order and explained as it is asked for (a turn's explanation reads that turn alone), so a writer
+    never holds every row's evidence at once."""
+    rows = rows or PART_ROWS
+    if turns.empty:
+        yield _no_rows()
+        return
+    f, order = decided(turns, profiles, config)
+    for start in range(0, len(f), rows):
+        yield _explained(f.iloc[order[start:start + rows]], config)
+
+
+def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every turn's features and verdict, and the positions that put them in output (time) order."""
     f = features(turns, profiles)
     masks = {
         V.PROFILE_UNMAPPED: profile_unmapped(f),
@@ -30,9 +53,20 @@ def judge(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) ->
     f["minor_topic"] = minor_restricted(f, config) & ~forbidden_direct(f)
     f["avoided"] = avoided_forbidden(f)
     f["check_id"] = "pk_" + f["turn_no"]
-    f["evidence"], f["summary"], f["hedge"] = explain(f, config)
-    f = f.sort_values(["created_at_ns", "turn_no"], kind="stable")
-    return f[OUTPUT_COLUMNS].reset_index(drop=True)
+    keys = ["created_at_ns", "turn_no"]
+    return f, f[keys].reset_index(drop=True).sort_values(keys, kind="stable").index.to_numpy()
+
+
+def _explained(f: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
+    """Output rows of decided turns, with their evidence, summary and hedge."""
+    cited, summaries, hedges = explain(f, config)
+    column = lambda values: pd.Series(values, index=f.index, dtype=object)  # noqa: E731
+    return f.assign(evidence=column(cited), summary=column(summaries),
+                    hedge=column(hedges))[OUTPUT_COLUMNS].reset_index(drop=True)
+
+
+def _no_rows() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
 
 
 def _clean(series: pd.Series) -> pd.Series:

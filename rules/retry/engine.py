@@ -17,7 +17,7 @@ from rules.common.evidence import plain_columns, rows_of
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
-from rules.retry.explain import explain
+from rules.retry.explain import explain, explain_context
 from rules.retry.wordsets import group_pairs, index_word_sets, run_offsets
 
 OUTPUT_COLUMNS = [
@@ -26,11 +26,32 @@ OUTPUT_COLUMNS = [
 ]
 
 
+PART_ROWS = 50_000
+"""Rows explained at once by `judge_parts`."""
+
+
 def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     """One verdict row per event (output-schema columns), in time order."""
+    f, order, context = decided(events, catalog, config)
+    return _explained(f.iloc[order], context, config)
+
+
+def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, rows: int | None = None):
+    """`judge`'s rows, `rows` at a time: every verdict is decided first, then each part taken in
+    output order and explained as it is asked for, so a writer never holds every row's evidence, nor
+    a second, sorted copy of the features, at once."""
+    rows = rows or PART_ROWS
+    f, order, context = decided(events, catalog, config)
+    for start in range(0, max(len(f), 1), rows):
+        yield _explained(f.iloc[order[start:start + rows]], context, config)
+
+
+def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray, object]:
+    """Every event's features and verdict (in session order), the positions that put them in output
+    (time) order, and what explaining a row reads of the others (`explain_context`)."""
     f = features(events, catalog, config)
     if f.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+        return f, np.arange(0), None
     exact, reworded, hop = exact_retry(f), reworded_retry(f), surface_hop(f, config)
     f["verdict"] = np.select([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
     # exact_retry and surface_hop name the event their rule matched; the others the best
@@ -42,9 +63,17 @@ def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> p
     )
     f["surface_baseline"] = [float(b) for b in f["baseline"]]
     f["max_overlap"] = [None if m is None else float(m) for m in f["max_exact"]]
-    f["evidence"], f["reason"] = explain(f, config)
-    f = f.sort_values(["sent_at_ns", "event_id"], kind="stable")
-    return f[OUTPUT_COLUMNS].reset_index(drop=True)
+    order = f[["sent_at_ns", "event_id"]].sort_values(["sent_at_ns", "event_id"], kind="stable").index.to_numpy()
+    return f, order, explain_context(f)
+
+
+def _explained(f: pd.DataFrame, context, config: RetryConfig) -> pd.DataFrame:
+    """Output rows of decided events, with their evidence and reason."""
+    if f.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+    cited, reasons = explain(f, config, context)
+    return f.assign(evidence=pd.Series(cited, index=f.index, dtype=object),
+                    reason=pd.Series(reasons, index=f.index, dtype=object))[OUTPUT_COLUMNS].reset_index(drop=True)
 
 
 def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:

@@ -27,11 +27,20 @@ def ev(dataset: str, field: str, value) -> dict:
     return evidence.row("dataset", dataset, field, value)
 
 
-def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
+def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
+    """What a row's explanation reads of the other events: (event id → input text, event id → surface
+    name as shown, session id → its surfaces' names in session order)."""
     texts = dict(zip(f["event_id"], f["input_text"]))
     shown = f["surface_name"].map(_name)
     names = dict(zip(f["event_id"], shown))
     session_names = shown.groupby(f["session_id"], sort=False).agg(lambda s: list(dict.fromkeys(s))).to_dict()
+    return texts, names, session_names
+
+
+def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dict] | None = None) -> tuple[list, list]:
+    """Evidence and reason of each row of `f`; `context` (`explain_context` of every event) when `f` is
+    a part of them."""
+    texts, names, session_names = context if context is not None else explain_context(f)
     build = {V.EXACT_RETRY: _exact, V.REWORDED_RETRY: _reworded, V.SURFACE_HOP: _hop, V.ONE_SHOT: _one_shot}
     cited, reasons = [], []
     for r in f[USED].to_dict("records"):

@@ -1,0 +1,88 @@
+"""Verdicts handed out in parts (for writing as they come) are the whole verdict frame, row for row."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evals import domains
+from rules.common.environment import SAMPLE_DIR
+from rules.live_pick import engine as live_pick_engine
+from rules.persona import engine as persona_engine
+from rules.retry import engine as retry_engine
+from tests.rules.test_columnar_gates import DOMAINS, _strict
+
+
+def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_parts_join_to_the_whole_frame_on_the_sample(domain):
+    spec = domains.get(domain).spec
+    _, judged, config = spec.load(SAMPLE_DIR / domain)
+    whole = spec.judge(judged.tables, config, "gold")
+    parts = list(spec.judged_parts(judged.tables, config, "gold"))
+    assert _strict(_joined(parts)) == _strict(whole)
+    assert [r for p in parts for r in spec.records(p)] == spec.records(whole)
+
+
+ENGINES = {
+    "retry": (retry_engine, ("interaction_events", "surface_catalog"), ()),
+    "live_pick": (live_pick_engine, ("live_chat", "character_sheet", "viewer_relation"), ("gold",)),
+    "persona": (persona_engine, ("turns", "profiles"), ()),
+}
+"""Each domain judged in parts: its engine, the tables it takes and the arguments after config."""
+
+
+@pytest.mark.parametrize("rows", (1, 7, 1000))
+@pytest.mark.parametrize("source", ("sample", "generated"))
+@pytest.mark.parametrize("domain", ENGINES)
+def test_parts_of_any_size_join_to_the_whole_frame(domain, source, rows, tmp_path):
+    """Rows that depend on each other fall in different parts: a retry reason reads its session's
+    other events (their surfaces, a matched event's text), a live line's rank and pick id are settled
+    among its window's lines. Each is decided over every row before any part is explained."""
+    engine, names, extra = ENGINES[domain]
+    spec = domains.get(domain).spec
+    folder = SAMPLE_DIR / domain if source == "sample" else tmp_path
+    if source == "generated":
+        domains.get(domain).generate(2_000, 4, tmp_path)
+    _, judged, config = spec.load(folder)
+    tables = [judged.tables[n] for n in names]
+    whole = engine.judge(*tables, config, *extra)
+    parts = list(engine.judge_parts(*tables, config, *extra, rows=rows))
+    assert len(parts) == -(-len(whole) // rows)
+    assert _strict(_joined(parts)) == _strict(whole)
+
+
+def test_live_pick_with_a_model_summary_writer_is_one_part(monkeypatch):
+    spec = domains.get("live_pick").spec
+    _, judged, config = spec.load(SAMPLE_DIR / "live_pick")
+    calls = []
+    monkeypatch.setattr("rules.live_pick.spec.judge", lambda *args: calls.append(args[2:]) or "whole")
+    assert list(spec.judged_parts(judged.tables, config, "gold", summaries="openai")) == ["whole"]
+    assert calls == [("gold", "openai")]
+
+
+def test_retry_parts_of_no_events_are_one_empty_frame():
+    spec = domains.get("retry").spec
+    _, judged, config = spec.load(SAMPLE_DIR / "retry")
+    events = judged.tables["interaction_events"].iloc[:0]
+    (part,) = retry_engine.judge_parts(events, judged.tables["surface_catalog"], config)
+    assert part.empty and list(part.columns) == retry_engine.OUTPUT_COLUMNS
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_command_writes_every_part_as_the_whole_would_be_written(domain, tmp_path, monkeypatch, capsys):
+    from orchestration.cli import main
+    from rules.common.jsonl import write_jsonl
+
+    for engine, _, _ in ENGINES.values():
+        monkeypatch.setattr(engine, "PART_ROWS", 3)
+    expected = tmp_path / "whole.jsonl"
+    write_jsonl(expected, domains.get(domain).judge_dir(SAMPLE_DIR / domain).rows)
+    out = tmp_path / "parts.jsonl"
+    assert main(["judge", domain, "--input", str(SAMPLE_DIR / domain), "--out", str(out)]) == 0
+    assert out.read_bytes() == expected.read_bytes()
+    n = len(expected.read_text(encoding="utf-8").splitlines())
+    assert f"judged {n} rows" in capsys.readouterr().err
