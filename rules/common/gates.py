@@ -104,8 +104,8 @@ class Screen:
     def in_chunks(cls, raw: pd.DataFrame, dataset: str, id_field: str, per_row: Callable[[Screen], None]) -> Screen:
         """`Screen(raw, …)` with `per_row` — the gates that look at one row at a time, ending with
         `expand` — run on `CHUNK_ROWS` lines at a time, then the chunks joined for the gates that look
-        across rows (`ids`). Only one chunk's parsed objects are alive at once: they, not the tables,
-        are most of the gates' memory."""
+        across rows (`ids`). Only one chunk's parsed objects are alive at once, not one per line of
+        the file beside the table being built."""
         parts = []
         for start in range(0, max(len(raw), 1), CHUNK_ROWS):
             part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field)
