@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common import timestamps
+from rules.common.shared_values import SharedValues
 from schemas import is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
                                 lenient_get, read_object, read_objects)
@@ -79,9 +80,11 @@ def trim_column(values: pd.Series) -> pd.Series:
 class Screen:
     """One dataset's rows on their way through the gates."""
 
-    def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str):
+    def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str, shared: SharedValues | None = None):
         self.dataset = dataset
         self.id_field = id_field
+        self.shared = SharedValues() if shared is None else shared
+        """Equal strings of a column kept as one object, across the chunks of `in_chunks`."""
         self._rejected: list[pd.DataFrame] = []
         self.raw_count = len(raw)
         base = raw[["file", "line", "text"]].reset_index(drop=True)
@@ -106,15 +109,15 @@ class Screen:
         `expand` — run on `CHUNK_ROWS` lines at a time, then the chunks joined for the gates that look
         across rows (`ids`). Only one chunk's parsed objects are alive at once, not one per line of
         the file beside the table being built."""
-        parts = []
+        parts, shared = [], SharedValues()
         for start in range(0, max(len(raw), 1), CHUNK_ROWS):
-            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field)
+            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field, shared)
             per_row(part)
             parts.append(part)
         if len(parts) == 1:
             return parts[0]
         whole = cls.__new__(cls)
-        whole.dataset, whole.id_field = dataset, id_field
+        whole.dataset, whole.id_field, whole.shared = dataset, id_field, shared
         whole.raw_count = sum(p.raw_count for p in parts)
         whole._rejected = [frame for p in parts for frame in p._rejected]
         whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
@@ -130,9 +133,11 @@ class Screen:
 
     def expand(self, columns: tuple[str, ...]) -> None:
         """Turn the accepted objects into columns (absent optional fields become None), a column at a
-        time: no dict per row besides the parsed ones."""
+        time: no dict per row besides the parsed ones. Equal strings of a column share one object
+        (`SharedValues`)."""
         objs = self.rows["_obj"].tolist()
-        data = pd.DataFrame({c: pd.Series([obj.get(c) for obj in objs], dtype=object) for c in columns},
+        share = self.shared.column
+        data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
                             columns=list(columns))
         data.index = self.rows.index
         self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)

@@ -1,0 +1,38 @@
+"""One object for the many equal strings a column reads from its lines.
+
+A JSON parser makes a new string for every value it reads, so a million lines naming seven
+characters hold a million copies of seven ids, and a tag list per line holds its own copies of
+tags every other line repeats. `SharedValues` hands back the first copy of each string it has
+seen in a column (and in the string elements of a column's lists), so the table holds one per
+distinct value. Strings are immutable, so which equal copy a cell holds changes nothing a rule
+or a writer can see; lists are rebuilt, never shared between cells.
+
+A column that turns out to hold mostly distinct values (ids, free text) stops being looked up
+once `LIMIT` distinct strings have been seen in it: the table would save little, and the lookup
+table would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+LIMIT = 1 << 15
+"""Distinct strings a column may show before its values are left as read."""
+
+
+class SharedValues:
+    """Per column, the first copy of each string seen; shared by the chunks of one dataset."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict | None] = {}
+
+    def column(self, name: str, values: list) -> list:
+        """`values` with every string (top-level, or an element of a list) replaced by the first
+        equal string this column has shown; returns `values` itself once the column stopped looking."""
+        seen = self._seen.setdefault(name, {})
+        if seen is None:
+            return values
+        get = seen.setdefault
+        out = [get(v, v) if type(v) is str else [get(t, t) if type(t) is str else t for t in v] if type(v) is list else v
+               for v in values]
+        if len(seen) > LIMIT:
+            self._seen[name] = None
+        return out
