@@ -19,7 +19,7 @@ from rules.common.jsonl import DatasetError
 def line_days(raw: pd.DataFrame, time_field: str, tz: str) -> pd.Series:
     """ISO day (YYYY-MM-DD) of every raw line, index aligned with `raw`."""
     days: list[str | None] = []
-    for text in raw["text"]:
+    for text in raw["text"].tolist():
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):

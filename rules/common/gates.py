@@ -80,19 +80,24 @@ def trim_column(values: pd.Series) -> pd.Series:
 class Screen:
     """One dataset's rows on their way through the gates."""
 
-    def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str, shared: SharedValues | None = None):
+    def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str, shared: SharedValues | None = None,
+                 texts: pd.Series | None = None, first: int = 0):
         self.dataset = dataset
         self.id_field = id_field
         self.shared = SharedValues() if shared is None else shared
         """Equal strings of a column kept as one object, across the chunks of `in_chunks`."""
+        self._texts = raw["text"] if texts is None else texts
+        """The lines' text (the whole file's, for a chunk): a row names its line by position (`_at`),
+        and the text is copied out only for the rows quarantined."""
         self._rejected: list[pd.DataFrame] = []
         self.raw_count = len(raw)
-        base = raw[["file", "line", "text"]].reset_index(drop=True)
+        base = raw[["file", "line"]].reset_index(drop=True)
+        base["_at"] = np.arange(first, first + len(base), dtype=np.int64)
         undecoded = (raw[NOT_UTF8].reset_index(drop=True) if NOT_UTF8 in raw.columns
                      else pd.Series(None, index=base.index, dtype=object))
         undecoded = undecoded.where(undecoded.notna() & undecoded.astype(bool), None)
         read = (lambda texts: [read_object(t) for t in texts]) if _ROW_BY_ROW.get() else read_objects
-        parsed = read(base["text"])
+        parsed = read(raw["text"].tolist())
         for i in np.flatnonzero(undecoded.notna().to_numpy()):  # its text shows the bytes escaped
             parsed[i] = (None, NOT_UTF8, f"not UTF-8 text ({undecoded.iat[i]})")
         base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
@@ -111,13 +116,13 @@ class Screen:
         the file beside the table being built."""
         parts, shared = [], SharedValues()
         for start in range(0, max(len(raw), 1), CHUNK_ROWS):
-            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field, shared)
+            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field, shared, raw["text"], start)
             per_row(part)
             parts.append(part)
         if len(parts) == 1:
             return parts[0]
         whole = cls.__new__(cls)
-        whole.dataset, whole.id_field, whole.shared = dataset, id_field, shared
+        whole.dataset, whole.id_field, whole.shared, whole._texts = dataset, id_field, shared, raw["text"]
         whole.raw_count = sum(p.raw_count for p in parts)
         whole._rejected = [frame for p in parts for frame in p._rejected]
         whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
@@ -213,12 +218,13 @@ class Screen:
     def _reject_frame(self, rows: pd.DataFrame, code: str, reason) -> None:
         if rows.empty:
             return
+        texts = self._texts.iloc[rows["_at"].to_numpy()].tolist()
         if self.id_field in rows.columns:
             ids = rows[self.id_field].map(lambda v: trim(v) if isinstance(v, str) and trim(v) else None)
         elif "_obj" in rows.columns:
             ids = pd.Series(
                 [_id_of(self.id_field)(obj if obj is not None else {self.id_field: lenient_get(t, self.id_field)})
-                 for obj, t in zip(rows["_obj"], rows["text"])],
+                 for obj, t in zip(rows["_obj"], texts)],
                 index=rows.index, dtype=object,
             )
         else:
@@ -232,7 +238,7 @@ class Screen:
                     "id": ids.astype(object),
                     "reason_code": code,
                     "reason": reason,
-                    "raw": rows["text"],
+                    "raw": pd.Series(texts, index=rows.index, dtype=object),
                 },
                 columns=QUARANTINE_COLUMNS,
             )
@@ -244,8 +250,8 @@ class Screen:
         return pd.concat(self._rejected, ignore_index=True).sort_values(["file", "line"], ignore_index=True)
 
     def accepted(self) -> pd.DataFrame:
-        """The rows that passed, without the raw text (kept only for quarantine)."""
-        return self.rows.drop(columns=[c for c in ("text", "_obj") if c in self.rows.columns]).reset_index(
+        """The rows that passed, without their place among the raw lines (kept only for quarantine)."""
+        return self.rows.drop(columns=[c for c in ("_at", "_obj") if c in self.rows.columns]).reset_index(
             drop=True
         )
 

@@ -8,8 +8,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa
 
 from rules.common.atomic import atomic_open
 from rules.common.collector import cycle_collection_paused
@@ -250,16 +252,13 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     except OSError as exc:
         raise DatasetError(dataset, name, f"cannot be read ({exc.strerror or exc})") from exc
     data = data.removeprefix(b"\xef\xbb\xbf")
-    # Only \n ends a JSON line: str.splitlines would also break at U+2028 and U+0085,
-    # which may sit unescaped inside a JSON string.
-    try:  # the usual case: decoded at once
-        lines = [(i, t.removesuffix("\r"), None) for i, t in enumerate(data.decode("utf-8").split("\n"), start=1) if t.strip()]
-    except UnicodeDecodeError:
+    raw = utf8_frame(dataset, name, data)
+    if raw is None:  # some line is not UTF-8: decoded one by one, the broken ones kept for quarantine
         lines = _decoded_lines(data)
         if not any(not why and not t.isascii() for _, t, why in lines):  # another encoding, not a few damaged lines
             i, _, why = next(line for line in lines if line[2])
             raise DatasetError(dataset, name, f"not UTF-8 text ({why} on line {i})") from None
-    raw = raw_frame(dataset, name, lines)
+        raw = raw_frame(dataset, name, lines)
     _require_columns(raw, dataset, name, tuple(required))
     return raw
 
@@ -276,6 +275,55 @@ def raw_frame(dataset: str, file: str, lines: Iterable[tuple[int, str, str | Non
             "line": pd.array(list(numbers), dtype="int64"),
             "text": pd.Series(list(texts), dtype=object),
             NOT_UTF8: pd.Series(list(broken), dtype=object),
+        },
+        columns=RAW_COLUMNS,
+    )
+
+
+TEXT = pd.ArrowDtype(pa.large_string())
+"""The dtype of a file's `text` column: its lines' UTF-8 bytes in one Arrow buffer, not a Python
+string per line (a file of a million lines held as strings is two to three times its size)."""
+
+
+def utf8_frame(dataset: str, file: str, data: bytes) -> pd.DataFrame | None:
+    """`raw_frame` of a file's bytes when they are UTF-8 text, else None; the same lines, found
+    column-wise: only \\n ends a JSON line (str.splitlines would also break at U+2028 and U+0085,
+    which may sit unescaped inside a JSON string), one \\r before it is dropped, blank lines
+    (whitespace alone, as `str.strip` sees it) are skipped."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    breaks = np.flatnonzero(buf == 0x0A)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(buf)]))
+    ends -= (ends > starts) & (buf[np.maximum(ends - 1, 0)] == 0x0D) if len(buf) else 0
+    first = buf[np.minimum(starts, max(len(buf) - 1, 0))] if len(buf) else np.zeros(len(starts), dtype=np.uint8)
+    # A line opening with a visible ASCII character is not blank; any other is read as Python reads it.
+    unsure = np.flatnonzero((ends <= starts) | (first <= 0x20) | (first >= 0x7F))
+    blank = [i for i in unsure if not data[starts[i]:ends[i]].decode("utf-8", "replace").strip()]
+    keep = np.ones(len(starts), dtype=bool)
+    keep[blank] = False
+    starts, ends, numbers = starts[keep], ends[keep], np.flatnonzero(keep) + 1
+    lengths = ends - starts
+    offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    # The bytes between kept lines (breaks, a \r before one, blank lines) taken out, in one copy.
+    gap_from = np.concatenate((ends, [len(buf)]))
+    gap_to = np.concatenate((starts, [len(buf)]))
+    gap_from, gap_to = np.concatenate(([0], gap_from[:-1])), gap_to
+    gaps = gap_to - gap_from
+    dropped = np.repeat(gap_from - np.concatenate(([0], np.cumsum(gaps)[:-1])), gaps) + np.arange(gaps.sum())
+    body = np.delete(buf, dropped)
+    text = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(body))
+    try:
+        text.validate(full=True)  # UTF-8, as Python's decoder checks it
+    except pa.ArrowInvalid:
+        return None
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "file": file,
+            "line": pd.array(numbers, dtype="int64"),
+            "text": pd.Series(pd.arrays.ArrowExtensionArray(text), dtype=TEXT),
+            NOT_UTF8: pd.Series([None] * len(starts), dtype=object),
         },
         columns=RAW_COLUMNS,
     )

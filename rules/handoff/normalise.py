@@ -75,8 +75,9 @@ def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Scre
     return s
 
 
-_SCREEN_COLUMNS = ("file", "line", "text")
-"""Columns the screen keeps for quarantine; a dataset column of the same name is carried aside."""
+_SCREEN_COLUMNS = ("file", "line", "_at", "text")
+"""The screen's own columns (`file`, `line`, `_at`), and `text`, which stays the table's last column:
+a dataset column of one of these names is carried aside and put back at the end."""
 
 
 def _expand(s: Screen, cols: tuple[str, ...]) -> None:
