@@ -197,7 +197,7 @@ def _cooldown_problem(ctx: _Context, id_: str, row: dict) -> str | None:
     exp = ctx.expected[id_]
     if row.get("cooldown_elapsed_sec") != exp.cooldown_elapsed_sec:
         return f"cooldown_elapsed_sec {row.get('cooldown_elapsed_sec')!r}, re-computed {exp.cooldown_elapsed_sec!r}"
-    line, sheet = ctx.chat[id_], ctx.cited_row(id_, "character_sheet")
+    sheet = ctx.cited_row(id_, "character_sheet")
     viewer = ctx.cited_row(id_, "viewer_relation")
     answered = set(viewer["answered_topics"]) if viewer else set()
     inside = exp.cooldown_elapsed_sec is not None and exp.cooldown_elapsed_sec < sheet["reply_cooldown_sec"]

@@ -88,8 +88,21 @@ def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
     for verdict, rule in ((V.OUT_OF_WORLD, out_of_world), (V.JUST_ANSWERED, just_answered), (V.BELOW_CLOSENESS, below_closeness)):
         undecided = f["verdict"].isna()
         f.loc[undecided & rule(f), "verdict"] = verdict
-    f["window_start"] = [format_ns(ns, form, config.timezone) for ns, form in zip(f["window_ns"], f["sent_at_form"])]
+    f["window_start"] = window_starts(f["window_ns"].tolist(), f["sent_at_form"].tolist(), config.timezone)
     return f
+
+
+def window_starts(window_ns: list[int], forms: list, tz: str) -> list[str]:
+    """Each line's window start written in its own timestamp form: formatted once per distinct
+    (window, form), which every line of a window shares, and the text shared with them."""
+    written: dict[tuple, str] = {}
+    out = []
+    for key in zip(window_ns, forms):
+        text = written.get(key)
+        if text is None:
+            text = written[key] = format_ns(key[0], key[1], tz)
+        out.append(text)
+    return out
 
 
 def _rows(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:

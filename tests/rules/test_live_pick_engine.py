@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.common.korean import is_polite
+from rules.common.timestamps import format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick import engine
 from rules.live_pick.checks import Known, run_checks
@@ -893,3 +894,14 @@ def test_the_sample_in_arrival_batches_with_the_kiwi_tagger_equals_judging_toget
     assert len(filtered) + len(ranked) == len(whole) and ranked
     for r in filtered + ranked:
         assert {**r, "pick_id": None} == {**whole[r["msg_id"]], "pick_id": None}, r["msg_id"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["", "Z", "+09:00", "-05:30", "+00:00"])), max_size=40))
+def test_window_starts_are_each_lines_start_in_its_own_form_written_once_per_window_and_form(picks):
+    step = 30 * 1_000_000_000
+    base = 1_790_000_010 * 1_000_000_000 // step * step
+    ns, forms = [base + w * step for w, _ in picks], [f for _, f in picks]
+    written = engine.window_starts(ns, forms, "Asia/Seoul")
+    assert written == [format_ns(n, f, "Asia/Seoul") for n, f in zip(ns, forms)]
+    assert len({id(t) for t in written}) == len(set(zip(ns, forms)))
