@@ -17,7 +17,7 @@ from pathlib import Path
 
 from typing import Callable
 
-import fastjsonschema
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
@@ -77,22 +77,23 @@ def required_columns(domain: str, name: str) -> tuple[str, ...]:
 def row_checker(domain: str, name: str) -> Callable[[object], str | None]:
     """A fast per-row check: None when the row is valid, else the first problem, located.
 
-    The schema is compiled to Python (fastjsonschema) for speed; a rejection is re-examined
-    with jsonschema, which stays the authority and gives the readable message.
+    The schema is compiled by jsonschema-rs for speed; a row it rejects, or holds a value it has
+    no JSON form for (a NumPy integer, a key that is not text), is examined again with jsonschema,
+    which stays the authority and gives the readable message.
     """
-    schema = load_schema(domain, name)
-    fast = fastjsonschema.compile({k: v for k, v in schema.items() if k != "$schema"})
+    fast = jsonschema_rs.validator_for(load_schema(domain, name))
     slow = validator(domain, name)
 
     def check(row: object) -> str | None:
         try:
-            fast(row)
-            return None
-        except fastjsonschema.JsonSchemaException:
-            error = best_match(slow.iter_errors(row))
-            if error is None:
+            if fast.is_valid(row):
                 return None
-            where = ".".join(str(p) for p in error.absolute_path) or "(row)"
-            return f"{where}: {error.message}"
+        except ValueError:
+            pass
+        error = best_match(slow.iter_errors(row))
+        if error is None:
+            return None
+        where = ".".join(str(p) for p in error.absolute_path) or "(row)"
+        return f"{where}: {error.message}"
 
     return check

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,3 +51,66 @@ def test_a_rejection_names_the_field():
     problem = row_checker("live_pick", "live_chat")({"msg_id": "M", "character_id": "C", "viewer_id": "V", "sent_at": "x",
                                                       "body": "b", "donation_amount": -1, "is_question": True})
     assert problem is not None and problem.startswith("donation_amount:")
+
+
+def _starting_rows() -> dict[tuple[str, str], dict]:
+    """A valid row of every schema of every domain: the sample's first valid line of each input
+    dataset, and the first verdict row `judge` writes on the sample."""
+    import orjson
+
+    from evals import domains as registry
+
+    out = {}
+    for domain in registry.names():
+        spec = registry.get(domain).spec
+        folder = Path(__file__).resolve().parents[2] / "seeds" / domain
+        for name in spec.datasets:
+            for text in (folder / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+                try:
+                    row = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    continue
+                if validator(domain, name).is_valid(row):
+                    out[domain, name] = row
+                    break
+        out[domain, spec.output_schema] = orjson.loads(orjson.dumps(registry.get(domain).judge_dir(folder).rows[0]))
+    return out
+
+
+STARTING = _starting_rows()
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data(), key=st.sampled_from(sorted(STARTING)))
+def test_every_schema_s_fast_check_accepts_exactly_what_jsonschema_accepts(data, key):
+    """The same, from a valid row of every input and output schema of every domain."""
+    domain, name = key
+    row = dict(STARTING[key])
+    for _ in range(data.draw(st.integers(0, 3))):
+        field = data.draw(st.sampled_from(sorted(row) + ["extra"]))
+        action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
+        if action == "drop":
+            row.pop(field, None)
+        elif action == "nested" and isinstance(row.get(field), (list, dict)) and row[field]:
+            inner = row[field]
+            if isinstance(inner, list) and isinstance(inner[0], dict) and inner[0]:
+                item = dict(inner[0])
+                item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
+                row[field] = [item, *inner[1:]]
+            elif isinstance(inner, dict):
+                row[field] = {**inner, data.draw(st.sampled_from(sorted(inner))): data.draw(VALUES)}
+            else:
+                row[field] = [data.draw(VALUES), *inner[1:]]
+        else:
+            row[field] = data.draw(VALUES)
+    assert (row_checker(domain, name)(row) is None) == validator(domain, name).is_valid(row), (key, row)
+
+
+def test_values_with_no_json_form_are_judged_by_jsonschema():
+    """A NumPy integer or a key that is not text cannot reach the compiled check; jsonschema decides."""
+    import numpy as np
+
+    row = dict(VALID["live_chat"], donation_amount=np.int64(5))
+    assert (row_checker("live_pick", "live_chat")(row) is None) == validator("live_pick", "live_chat").is_valid(row)
+    assert row_checker("live_pick", "live_chat")({**VALID["live_chat"], 1: 2}) is None
+    assert row_checker("live_pick", "live_chat")(dict(VALID["live_chat"], donation_amount=np.int64(-1))).startswith("donation_amount:")
