@@ -360,6 +360,62 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
         assert not service._complete(("CH-0011", start)), "a sent to it and has not passed it"
         a.closed = True
         assert service._complete(("CH-0011", start)), "closed with every frame absorbed"
+        c = Origin()
+        await send(c, line(8, 10, "CH-0015"))
+        assert not service._complete(("CH-0015", start))
+        arrived = [(c, 2, [line(9, 11, "CH-0015")]), (c, 3, [line(10, 12, "CH-0008"), line(11, 33, "CH-0015")])]
+        assert not service._complete(("CH-0015", start), arrived[:1]), "its frame not absorbed yet holds this window only"
+        assert service._complete(("CH-0015", start), arrived), "a frame of it that arrived holds the next window"
+        assert not service._complete(("CH-0015", start), [(a, 9, [line(12, 40, "CH-0015")])]), "another connection's"
+
+    asyncio.run(go())
+    service.pool.shutdown()
+
+
+def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a_sender_has_not_passed_it(tmp_path):
+    """A sender that has not passed a window holds up its early finish only while finishing it could
+    not be done by its due time (at the cost measured on earlier windows): past the middle of the
+    grace, a cheap window is finished early anyway; a large one waits for its senders."""
+    from orchestration.web.live.service import SETTLE_S, Origin
+
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    key, step = ("CH-0007", start), 30 * 10**9
+    now = [start + 10 * 10**9]
+    service = _worker_service(tmp_path, "midway.sqlite", lambda: now[0])
+
+    def line(i: int, second: int) -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+
+    async def go():
+        a, b = Origin(), Origin()
+        for origin, i in ((a, 1), (b, 2), (a, 3)):
+            origin.received += 1
+            await service._ingest_items([(origin, origin.received, [line(i, i)])])
+            service.deadlines[key] = start + step + service.grace
+        a.received += 1
+        await service._ingest_items([(a, a.received, [line(4, 31)])])  # a passed it; b has not
+        assert not service._complete(key)
+        end = start + step
+        assert service._ripe(end) == [], "not before its end and settle"
+        assert service._ripe(end + int(SETTLE_S * 1e9)) == [], "b may still be sending"
+        assert service._midway(key) == end + service.grace // 2
+        assert service._cheap([key]), "three lines at the default cost"
+        assert service._ripe(service._midway(key)) == [key]
+        service.finish_ns_per_line = service.grace  # as if each line took the whole grace to finish
+        assert not service._cheap([key])
+        assert service._ripe(service._midway(key)) == [], "too costly: it waits for its senders or its due time"
+        b.closed = True
+        assert service._ripe(end + int(SETTLE_S * 1e9)) == [key], "complete: finished early at once"
+        service.finish_ns_per_line = 1.0
+        ticks = iter(range(service._midway(key), end + step, 1_000_000))  # a millisecond per reading
+        service.clock = lambda: next(ticks)
+        service.ranked_early.add(key)
+        service._rank_early([key])
+        assert key in service.early
+        assert service.finish_ns_per_line > 0.7 * 1.0, "the time this finish took was measured into the cost"
+        assert service._ripe(service._midway(key)) == [], "finished already"
 
     asyncio.run(go())
     service.pool.shutdown()

@@ -50,12 +50,14 @@ RECENT_CHARS of text (at 400 lines/s a window's frame is 3 MB); older ones are r
 SEND_WAIT_S = 0.5
 """After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
-QUIET_MARGIN_S = 3.0
-"""Background work beside the service (`quiet`) waits from this long before a window's end until it is out."""
 """After windows are pushed, the tidy waits this long: its cycle collection holds every thread,
 the event loop's sending of the frames included."""
+QUIET_MARGIN_S = 3.0
+"""Background work beside the service (`quiet`) waits from this long before a window's end until it is out."""
 SETTLE_S = 0.03
 """After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
+FINISH_NS_PER_LINE = 100_000
+"""What finishing a window costs per line it holds, until windows finished here have been timed."""
 
 
 dumps = compact
@@ -140,6 +142,8 @@ class LiveService:
         """The connections that sent lines to each open window (`_complete`)."""
         self.ranked_early: set[Key] = set()
         """Windows already ranked in their grace (or asked to be)."""
+        self.finish_ns_per_line = float(FINISH_NS_PER_LINE)
+        """What finishing windows early cost per line, as last measured (a moving average)."""
         self.next_end: int | None = None
         """The end (ns) of the next window to finish, None when none is open: set as the drive loop
         turns, so it stays on a window until that one is out (read by `quiet` from other threads)."""
@@ -178,7 +182,8 @@ class LiveService:
         batches leave the worker free), and a batch that may hold an ending window's last lines
         is absorbed SETTLE_S after its end at the latest. Between then and the window's end +
         grace, once every connection that sent lines to it has passed it (`_complete`: a line
-        still on its way would make it finish twice), the worker finishes and stores it early; when it is due, what has arrived for it
+        still on its way would make it finish twice) or, if it is cheap to finish, halfway through
+        the grace (`_ripe`), the worker finishes and stores it early; when it is due, what has arrived for it
         since is absorbed at once and it is pushed right after, never behind a later batch: the
         early result stands unless a line of it arrived meanwhile. Lines of later windows that arrived
         meanwhile wait until it is out."""
@@ -213,8 +218,7 @@ class LiveService:
                     await self._ingest_items(pending)
                     pending = []
                     continue
-                ripe = [k for k, due in self.deadlines.items()
-                        if due - self.grace + settle <= now and k not in self.ranked_early and self._complete(k)]
+                ripe = self._ripe(now, pending)
                 if ripe:
                     if pending and self._holds(pending, set(ripe)):
                         await self._ingest_items(pending)
@@ -228,7 +232,7 @@ class LiveService:
                 # A window past its settle but waiting for a connection's mark (`_complete`) is
                 # looked at again after the next batch, which goes in as soon as a frame comes.
                 early = min((t for k, due in self.deadlines.items() if k not in self.ranked_early
-                             for t in (due - self.grace + settle,) if t > now), default=None)
+                             for t in (due - self.grace + settle, self._midway(k)) if t > now), default=None)
                 if pending and any(due - self.grace + settle <= now for k, due in self.deadlines.items() if k not in self.ranked_early):
                     await self._ingest_items(pending)
                     pending = []
@@ -251,12 +255,48 @@ class LiveService:
         end = self.next_end
         return end is None or end - int(margin_s * 1e9) > self.clock()
 
-    def _complete(self, key: Key) -> bool:
-        """Whether every line its connections sent to a window has been absorbed, as far as their
-        order tells: each has passed it (`Origin.passed`) or closed with nothing left to absorb.
-        A line that still comes later (one sent out of order) is a straggler: the window finishes again."""
+    def _ripe(self, now: int, pending: list = ()) -> list[Key]:
+        """The windows to finish early now: past their end and settle, not finished yet, and either
+        complete (`_complete`, counting the frames `pending` that arrived but are not absorbed yet)
+        or, when cheap to finish (`_cheap`), halfway through their grace."""
+        settle = int(SETTLE_S * 1e9)
+        waiting = [k for k, due in self.deadlines.items() if due - self.grace + settle <= now and k not in self.ranked_early]
+        cheap = self._cheap(waiting)
+        return [k for k in waiting if self._complete(k, pending) or (cheap and self._midway(k) <= now)]
+
+    def _midway(self, key: Key) -> int:
+        """Halfway through a window's grace: a window that is cheap to finish (`_cheap`) is finished
+        then even if a connection that sent to it has not passed it yet."""
+        return self.deadlines[key] - self.grace // 2
+
+    def _cheap(self, keys: list[Key]) -> bool:
+        """Whether finishing these windows, at the cost measured on earlier ones, takes less than half
+        the grace. Finishing them before every sender has passed them costs at most a second finish
+        at their due time should a line of theirs still come (what they would cost then anyway);
+        for large windows, which take longer than the grace, waiting for the senders is cheaper."""
+        lines = sum(self.open[k].lines for k in keys if k in self.open)
+        return lines * self.finish_ns_per_line < self.grace // 2
+
+    def _complete(self, key: Key, pending: list = ()) -> bool:
+        """Whether every line its connections sent to a window has arrived, as far as their order
+        tells: each has passed it (`Origin.passed`, or a line of a later window among its frames
+        `pending`, which arrived after its lines of this one) or closed with nothing left to absorb.
+        What arrived is absorbed before the window is finished (`_holds`). A line that still comes
+        later (one sent out of order) is a straggler: the window finishes again."""
         return all(o.passed.get(key[0], key[1]) > key[1] or (o.closed and o.absorbed >= o.received)
-                   for o in self.senders.get(key, ()))
+                   or self._passes(o, key, pending) for o in self.senders.get(key, ()))
+
+    def _passes(self, origin: Origin, key: Key, pending: list) -> bool:
+        """Whether a frame of `origin` that arrived but is not absorbed yet holds a line of a later
+        window of the same character (read as the landing reads it)."""
+        now = self.clock()
+        for o, _, texts in reversed(pending):  # its newest lines first: the likeliest to have passed
+            if o is origin:
+                for text in reversed(texts):
+                    row = store.landing_row(text, now, self.rules.window_seconds, self.rules.timezone)
+                    if row["character_id"] == key[0] and row["window_ns"] is not None and row["window_ns"] > key[1]:
+                        return True
+        return False
 
     def _holds_due(self, items: list, now: int) -> bool:
         """Whether frames not yet absorbed hold a line of a window now due (read as the landing reads it)."""
@@ -454,6 +494,10 @@ class LiveService:
         with cycle_collection_paused():
             for window, fin in zip(windows, finish(windows, self.rules, self.writer)):
                 self.early[window.key] = (window.lines, self._store(window, fin, judged_ns))
+        lines = sum(w.lines for w in windows)
+        if lines:
+            took = (self.clock() - judged_ns) / lines
+            self.finish_ns_per_line = 0.7 * self.finish_ns_per_line + 0.3 * took
 
     def _finish(self, keys: list[Key]) -> list[dict]:
         # The operator waits for this: the cycle collector, which would walk every window's
