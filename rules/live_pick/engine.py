@@ -287,6 +287,10 @@ def below_closeness(f: pd.DataFrame) -> pd.Series:
 def rank_remaining(f: pd.DataFrame, config: LivePickConfig) -> None:
     """Rank the unfiltered lines of each character window; the top N are answered now."""
     remaining = f["verdict"].isna()
+    if not remaining.any():  # every line filtered (a live batch's filtered lines): no ranking to do
+        f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
+        f["ranked_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
+        return
     r = f.loc[remaining].sort_values(["character_id", "window_ns", *RANK_KEYS], ascending=[True, True, *RANK_ASCENDING])
     groups = r.groupby(["character_id", "window_ns"], sort=False)
     rank = groups.cumcount() + 1
