@@ -28,22 +28,34 @@ VALID = {
 }
 
 
+def mutated(data, row: dict) -> dict:
+    """A valid row with a few fields replaced, added or dropped (nested ones too: an element of a
+    list of objects, an entry of a map, the first element of a list)."""
+    row = dict(row)
+    for _ in range(data.draw(st.integers(0, 3))):
+        field = data.draw(st.sampled_from(sorted(row) + ["extra"]))
+        action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
+        inner = row.get(field)
+        if action == "drop":
+            row.pop(field, None)
+        elif action == "nested" and isinstance(inner, list) and inner and isinstance(inner[0], dict) and inner[0]:
+            item = dict(inner[0])
+            item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
+            row[field] = [item, *inner[1:]]
+        elif action == "nested" and isinstance(inner, dict) and inner:
+            row[field] = {**inner, data.draw(st.sampled_from(sorted(inner))): data.draw(VALUES)}
+        elif action == "nested" and isinstance(inner, list) and inner:
+            row[field] = [data.draw(VALUES), *inner[1:]]
+        else:
+            row[field] = data.draw(VALUES)
+    return row
+
+
 @settings(max_examples=400, deadline=None)
 @given(data=st.data(), name=st.sampled_from(sorted(VALID)))
 def test_fast_check_accepts_exactly_what_jsonschema_accepts(data, name):
     """Start from a valid row, then replace, add or drop a few fields (nested ones too)."""
-    row = dict(VALID[name])
-    for _ in range(data.draw(st.integers(0, 3))):
-        field = data.draw(st.sampled_from(sorted(row) + ["extra"]))
-        action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
-        if action == "drop":
-            row.pop(field, None)
-        elif action == "nested" and isinstance(row.get(field), list) and row[field] and isinstance(row[field][0], dict) and row[field][0]:
-            item = dict(row[field][0])
-            item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
-            row[field] = [item]
-        else:
-            row[field] = data.draw(VALUES)
+    row = mutated(data, VALID[name])
     assert (row_checker("live_pick", name)(row) is None) == validator("live_pick", name).is_valid(row), (name, row)
 
 
@@ -85,24 +97,7 @@ STARTING = _starting_rows()
 def test_every_schema_s_fast_check_accepts_exactly_what_jsonschema_accepts(data, key):
     """The same, from a valid row of every input and output schema of every domain."""
     domain, name = key
-    row = dict(STARTING[key])
-    for _ in range(data.draw(st.integers(0, 3))):
-        field = data.draw(st.sampled_from(sorted(row) + ["extra"]))
-        action = data.draw(st.sampled_from(["replace", "drop", "nested"]))
-        if action == "drop":
-            row.pop(field, None)
-        elif action == "nested" and isinstance(row.get(field), (list, dict)) and row[field]:
-            inner = row[field]
-            if isinstance(inner, list) and isinstance(inner[0], dict) and inner[0]:
-                item = dict(inner[0])
-                item[data.draw(st.sampled_from(sorted(item)))] = data.draw(VALUES)
-                row[field] = [item, *inner[1:]]
-            elif isinstance(inner, dict):
-                row[field] = {**inner, data.draw(st.sampled_from(sorted(inner))): data.draw(VALUES)}
-            else:
-                row[field] = [data.draw(VALUES), *inner[1:]]
-        else:
-            row[field] = data.draw(VALUES)
+    row = mutated(data, STARTING[key])
     assert (row_checker(domain, name)(row) is None) == validator(domain, name).is_valid(row), (key, row)
 
 
