@@ -12,20 +12,12 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from orchestration.web.pages import head, static_files
 from orchestration.web.security import origin_ok, token_ok
 
 STATIC = Path(__file__).with_name("static")
 
-PAGE = """<!doctype html>
-<html lang="ko">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>라이브 선별 콘솔 · live_pick</title>
-<link rel="stylesheet" href="/live/static/console.css">
-<script src="/live/static/console.js" defer></script>
-</head>
-<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}">
+PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", "/live/static/console.js") + """<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}">
 <header>
   <h1>라이브 선별 콘솔</h1>
   <span id="status" class="status">연결 중…</span>
@@ -59,13 +51,7 @@ def page(config, window_seconds: int):
     return live_page
 
 
-async def static_file(request: Request):
-    name = request.path_params["name"]
-    kinds = {"console.js": "text/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8"}
-    if name not in kinds:
-        return PlainTextResponse("not found", status_code=404)
-    return PlainTextResponse((STATIC / name).read_text(encoding="utf-8"), media_type=kinds[name],
-                             headers={"cache-control": "no-cache"})
+static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8"})
 
 
 def pick_up(config):

@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse
 
 from orchestration.live import sheets
 from assets.resources.warehouse import _engine
+from orchestration.web.pages import head, static_files
 from orchestration.web.security import token_ok
 from rules.live_pick.config import load_config
 from rules.live_pick.sheets import diff
@@ -42,11 +43,7 @@ def page(config):
     return suggestions_page
 
 
-async def static_file(request: Request):
-    name = request.path_params["name"]
-    if name not in KINDS:
-        return PlainTextResponse("not found", status_code=404)
-    return PlainTextResponse((STATIC / name).read_text(encoding="utf-8"), media_type=KINDS[name], headers={"cache-control": "no-cache"})
+static_file = static_files(STATIC, KINDS)
 
 
 def local(ns: int | None, tz: str) -> str:
@@ -61,16 +58,7 @@ def render(engine) -> str:
         '<p class="empty">아직 닫힌 방송이 없습니다. 방송이 끝나면(또는 <code>verdicts live-close CH-0007</code>) 이곳에 제안이 뜹니다.</p>']
     characters = sorted({b["character_id"] for b in broadcasts})
     history = "".join(_history(engine, c, tz) for c in characters)
-    return f"""<!doctype html>
-<html lang="ko">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>설정표 조정 제안 · live_pick</title>
-<link rel="stylesheet" href="/suggestions/static/suggestions.css">
-<script src="/suggestions/static/suggestions.js" defer></script>
-</head>
-<body>
+    return head("설정표 조정 제안 · live_pick", "/suggestions/static/suggestions.css", "/suggestions/static/suggestions.js") + f"""<body>
 <header><h1>설정표 조정 제안</h1><span class="sub">방송이 끝난 뒤 답한 주제와 넘긴 주제로 쿨다운과 친밀 기준을 고치자는 제안입니다. 반영하면 다음에 열리는 구간부터 새 값으로 판정합니다.</span></header>
 <div id="flash" class="flash" role="status" hidden></div>
 <main>
