@@ -77,20 +77,22 @@ def test_waiting_for_the_consoles_ends_when_each_was_sent_everything_or_at_the_t
     asyncio.run(go())
 
 
-def test_the_frames_kept_for_resuming_consoles_are_bounded_by_their_text(tmp_path, monkeypatch):
-    """A window's frame is 3 MB at 400 lines/s: the frames kept as sent are bounded in text as well
+def test_the_frames_kept_for_resuming_consoles_are_bounded_by_their_bytes(tmp_path, monkeypatch):
+    """A window's frame is 3 MB at 400 lines/s: the frames kept as sent are bounded in bytes as well
     as in number (older ones are rebuilt from the store when a console resumes)."""
     from orchestration.web.config import WebConfig
     from orchestration.web.live import service as service_module
 
-    monkeypatch.setattr(service_module, "RECENT_CHARS", 250)
+    monkeypatch.setattr(service_module, "RECENT_BYTES", 250)
     service = service_module.LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / 'w.sqlite'}"))
+    client = service.join()
     for seq in range(1, 6):
-        service._remember({"type": "window", "seq": seq}, "x" * 100)
-    assert list(service.recent) == [(4, 0), (5, 0)] and service.recent_chars == 200
+        service._remember({"type": "window", "seq": seq}, b"x" * 100)
+    assert client.queue.get_nowait() == ((1, 0), "x" * 100), "consoles are sent text"
+    assert list(service.recent) == [(4, 0), (5, 0)] and service.recent_bytes == 200
     assert service.published == (5, 0), "every frame was pushed, kept or not"
-    service._remember({"type": "window", "seq": 6}, "y" * 300)  # larger than the bound: pushed, not kept
-    assert not service.recent and service.recent_chars == 0 and service.published == (6, 0)
+    service._remember({"type": "window", "seq": 6}, b"y" * 300)  # larger than the bound: pushed, not kept
+    assert not service.recent and service.recent_bytes == 0 and service.published == (6, 0)
     service.pool.shutdown()
 
 
@@ -315,8 +317,8 @@ def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():
     rows = [{"msg_id": "M-1", "summary": "세계관 밖이라 넘김 \"</script>\"", "evidence": [{"value": 2**70}]},
             {"msg_id": "M-2", "summary": None, "rank_in_window": 1, "evidence": []}]
     frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], rows, [], 7, "Asia/Seoul")
-    text = records.window_text(frame, [compact(r) for r in rows])
-    assert json.loads(text) == json.loads(json.dumps(frame))
+    data = records.window_json(frame, [compact(r) for r in rows])
+    assert json.loads(data.decode("utf-8")) == json.loads(json.dumps(frame))
 
 
 def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it_has_passed_it(tmp_path):

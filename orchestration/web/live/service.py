@@ -44,9 +44,13 @@ BATCH_LINES = 5000
 COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
-RECENT_CHARS = 128 * 2**20
+RECENT_BYTES = 128 * 2**20
 """The frames last pushed are kept as sent, for consoles that resume, up to RECENT_FRAMES and
-RECENT_CHARS of text (at 400 lines/s a window's frame is 3 MB); older ones are rebuilt from the store."""
+RECENT_BYTES of UTF-8 JSON (at 400 lines/s a window's frame is 3 MB); older ones are rebuilt from
+the store. Kept as bytes, not as text: one character past the BMP (an emoji) makes a text 4 bytes
+a character, and every page of new memory held costs a fault when first written (about 30 ms for
+a 3 MB frame's text on a virtual machine, in the latency path); the text sent is made from the
+bytes and dropped once sent, so the next frame's text reuses its memory."""
 SEND_WAIT_S = 0.5
 """After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
@@ -118,9 +122,9 @@ class LiveService:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="live-judge")
         self.hub = Hub(config.client_queue)
         self.inbox: asyncio.Queue = asyncio.Queue()
-        self.recent: OrderedDict[tuple[int, int], str] = OrderedDict()
-        """The texts of the frames last pushed, by place in push order (`records.position`)."""
-        self.recent_chars = 0
+        self.recent: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        """The frames last pushed (UTF-8 JSON), by place in push order (`records.position`)."""
+        self.recent_bytes = 0
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
@@ -355,7 +359,7 @@ class LiveService:
             origin.outbox.put_nowait({"type": "ack", "through": frame_no})
         self.deadlines.update(absorbed.opened)
         for frame in absorbed.late:
-            self._remember(frame, dumps(frame))
+            self._remember(frame, dumps(frame).encode())
         if absorbed.chat or absorbed.counts:
             self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
                                     "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
@@ -562,18 +566,18 @@ class LiveService:
         frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
         self.counts["windows"] += 1
         self.counts["judged"] += len(frame["verdicts"])
-        self._remember(frame, records.window_text(frame, row_texts))
+        self._remember(frame, records.window_json(frame, row_texts))
         self.pool.submit(records.set_pushed, self.engine, frame["seq"], frame["latency_ms"])
 
-    def _remember(self, frame: dict, text: str) -> None:
-        """Push a window or late frame, keeping its text for consoles that resume."""
+    def _remember(self, frame: dict, data: bytes) -> None:
+        """Push a window or late frame (`data`: its UTF-8 JSON), keeping it for consoles that resume."""
         at = records.position(frame)
-        self.recent_chars += len(text) - len(self.recent.get(at, ""))
-        self.recent[at] = text
-        while len(self.recent) > RECENT_FRAMES or self.recent_chars > RECENT_CHARS:
-            self.recent_chars -= len(self.recent.popitem(last=False)[1])
+        self.recent_bytes += len(data) - len(self.recent.get(at, b""))
+        self.recent[at] = data
+        while len(self.recent) > RECENT_FRAMES or self.recent_bytes > RECENT_BYTES:
+            self.recent_bytes -= len(self.recent.popitem(last=False)[1])
         self.published = max(self.published, at)
-        self.hub.publish(text, at)
+        self.hub.publish(data.decode(), at)
 
     # -- consoles ---------------------------------------------------------------------------------
 
@@ -595,7 +599,8 @@ class LiveService:
             at = records.position(f)
             if at > published:
                 break  # stored but not yet pushed: it comes live
-            out.append((at, self.recent.get(at) or dumps(f)))
+            kept = self.recent.get(at)
+            out.append((at, kept.decode() if kept is not None else dumps(f)))
         return out
 
     async def pickups(self, frames: list[tuple[tuple[int, int], str]]) -> list[str]:
