@@ -232,9 +232,10 @@ def c06_evidence_fields(ctx: _Context) -> CheckResult:
 
     def problem(_id: str, _row: dict, e: dict) -> str | None:
         d, f = e.get("dataset"), e.get("field")
-        key = (d, f) if type(d) is str and type(f) is str else (hashable(d), hashable(f))
+        # true, 1 and 1.0 are one key but three JSON values, each worded as it is: kinds apart
+        key = (d, f) if type(d) is str and type(f) is str else (type(d), hashable(d), type(f), hashable(f))
         if key not in seen:
-            seen[key] = column_problem(known, *key)
+            seen[key] = column_problem(known, hashable(d), hashable(f))
         return seen[key]
 
     return evidence_findings(ctx.ids(), problem).result(

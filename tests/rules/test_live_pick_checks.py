@@ -272,3 +272,18 @@ def test_wrong_json_kinds_fail_the_schema_and_the_content_check(sample, field, v
     got = F.results_with(sample, msg_id, lambda r: r.update({field: value}))
     assert got["schema"].failing_ids == [msg_id]
     assert got[check].failing_ids == [msg_id]
+
+
+def test_cited_columns_that_compare_equal_but_differ_in_kind_are_each_named(sample):
+    """Check 6 judges each distinct (dataset, field) once; true, 1 and 1.0 are equal as keys but
+    are different JSON, and each row's reason names what that row cites."""
+    _, clean, _ = sample
+    rows = copy.deepcopy(clean)
+    ids = ["MSG-20260908-4402", "MSG-20260908-4403", "MSG-20260908-4401"]
+    for msg_id, dataset in zip(ids, [True, 1, 1.0]):
+        F.row_of(rows, msg_id)["evidence"].append({"dataset": dataset, "field": "body", "value": "x"})
+    result = F.results(sample, rows)["6.evidence_fields"]
+    assert sorted(result.failing_ids) == sorted(ids)
+    assert dict(part.split(": ", 1) for part in result.detail.split("; ")) == {
+        ids[0]: "dataset True is not an input dataset", ids[1]: "dataset 1 is not an input dataset",
+        ids[2]: "dataset 1.0 is not an input dataset"}
