@@ -79,3 +79,44 @@ def test_postgresql_columns_are_typed_even_from_an_empty_first_partition(postgre
         indexes = {r[0] for r in conn.execute(sa.text("SELECT indexname FROM pg_indexes WHERE tablename = 'typed'"))}
     assert types["age"] == "bigint" and types["tags"] == "jsonb" and types["sent_at_utc"] == "timestamp with time zone"
     assert {"ix_typed_partition_key", "ix_typed_id"} <= indexes
+
+
+def test_sqlite_rows_are_stored_as_sqlalchemys_own_insert_stores_them(tmp_path):
+    """The SQLite write binds each column with its type's bind processor through the driver; the
+    stored values and their SQLite types are those of SQLAlchemy's insert of the same records."""
+    import sqlite3
+
+    import numpy as np
+    import sqlalchemy as sa
+
+    frame = pd.DataFrame({
+        "id": ["a", "b", "c", "d"],
+        "n": pd.array([1, None, 3, -(2**62)], dtype="Int64"),
+        "x": [1.5, float("nan"), -0.0, 1e300],
+        "flag": [True, False, True, False],
+        "maybe": [True, None, False, None],
+        "mixed": [1, "two", None, np.int64(4)],
+        "text": ["", None, 'quote " 한글 😀', "\x00nul"],
+        "tags": [["노래"], None, [], ["a", 1]],
+        "sent_at": ["2026-09-08T21:14:03", "2026-09-08T12:14:03.250+00:00", None, "2026-09-08T21:14:03Z"],
+    })
+    stored = {}
+    for name in ("driver", "sqlalchemy"):
+        warehouse = WarehouseResource(url=f"sqlite:///{tmp_path / name}.sqlite")
+        if name == "sqlalchemy":  # the reference: SQLAlchemy's own insert of the records
+            def reference(conn, target, out):
+                conn.execute(target.insert(), out.astype(object).where(out.notna(), None).to_dict("records"))
+            import assets.resources.warehouse as module
+            original, module._insert_rows = module._insert_rows, reference
+            try:
+                warehouse.replace_partition("t", "d", frame, ("tags",), time_columns=("sent_at",), kinds={"n": "integer"})
+            finally:
+                module._insert_rows = original
+        else:
+            warehouse.replace_partition("t", "d", frame, ("tags",), time_columns=("sent_at",), kinds={"n": "integer"})
+        sa.create_engine(warehouse.url).dispose()
+        with sqlite3.connect(tmp_path / f"{name}.sqlite") as db:
+            cols = [r[1] for r in db.execute("PRAGMA table_info(t)")]
+            stored[name] = db.execute(f"SELECT {', '.join(f'{c}, typeof({c})' for c in cols)} FROM t ORDER BY id").fetchall()
+    assert stored["driver"] == stored["sqlalchemy"]
+    assert len(stored["driver"]) == 4
