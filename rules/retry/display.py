@@ -8,6 +8,7 @@ sentence never says "0.33 is above 0.33".
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from math import floor
 
 
@@ -39,4 +40,10 @@ def as_fraction(number) -> Fraction | None:
     """
     if number is None or isinstance(number, bool) or not isinstance(number, (int, float)):
         return None
+    return _nearest(number)
+
+
+@lru_cache(maxsize=1 << 16)
+def _nearest(number: int | float) -> Fraction:
+    """A verdict file repeats its numbers (a surface's baseline on each of its rows): each is worked out once."""
     return Fraction(number).limit_denominator(10**7)

@@ -33,26 +33,28 @@ class SweepStep:
 
 
 def sweep(rows: list[dict], factors: list[Fraction]) -> list[SweepStep]:
-    events = []
+    """The retries at each factor. Rows that read the same (surface, exact, overlap, baseline) are
+    counted together: a day's 10⁵ rows hold a few thousand distinct ones, each compared once a step."""
+    events: Counter = Counter()
     for r in rows:
         if not isinstance(r, dict) or r.get("verdict") not in V.ORDER or not isinstance(r.get("surface_key"), str):
             continue
         base = as_fraction(r.get("surface_baseline"))
         if base is None:
             continue
-        events.append((r["surface_key"], r["verdict"] == V.EXACT_RETRY, as_fraction(r.get("max_overlap")), base))
+        events[(r["surface_key"], r["verdict"] == V.EXACT_RETRY, as_fraction(r.get("max_overlap")), base)] += 1
     surfaces = sorted({s for s, *_ in events})
     steps = []
     for factor in factors:
         exact = reworded = 0
         per: Counter = Counter({s: 0 for s in surfaces})
-        for surface, is_exact, top, base in events:
+        for (surface, is_exact, top, base), n in events.items():
             if is_exact:
-                exact += 1
+                exact += n
             elif top is not None and top > factor * base:
-                reworded += 1
+                reworded += n
             else:
                 continue
-            per[surface] += 1
+            per[surface] += n
         steps.append(SweepStep(factor, exact, reworded, dict(per)))
     return steps

@@ -7,6 +7,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evals.render import render_html, render_markdown
 from evals.retry import build_report, diverging_step, load_golden, mismatch_counts
@@ -81,6 +83,44 @@ def test_the_sweep_is_strict_and_exact_at_ties():
 def test_the_sweep_skips_rows_it_cannot_read():
     rows = [None, {"verdict": "??"}, row(V.REWORDED_RETRY, None, None), row(V.REWORDED_RETRY, 0.5, 0.25)]
     assert [(s.exact, s.reworded) for s in sweep(rows, [Fraction(1)])] == [(0, 1)]
+
+
+def _sweep_row_by_row(rows, factors):
+    """The sweep one row at a time, as the rule reads: the reference for the grouped count."""
+    from rules.retry.display import as_fraction
+
+    out = []
+    for factor in factors:
+        exact = reworded = 0
+        per = {}
+        for r in rows:
+            if not isinstance(r, dict) or r.get("verdict") not in V.ORDER or not isinstance(r.get("surface_key"), str):
+                continue
+            base, top = as_fraction(r.get("surface_baseline")), as_fraction(r.get("max_overlap"))
+            if base is None:
+                continue
+            per.setdefault(r["surface_key"], 0)
+            if r["verdict"] == V.EXACT_RETRY:
+                exact += 1
+            elif top is not None and top > factor * base:
+                reworded += 1
+            else:
+                continue
+            per[r["surface_key"]] += 1
+        out.append((exact, reworded, dict(sorted(per.items()))))
+    return out
+
+
+_NUMBERS = [None, True, 0, 1, 1.0, -0.5, 0.2, 0.25, 0.3, 1 / 3, 2 / 3, 0.5, "0.5", [0.5]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([*V.ORDER, "??"]), st.sampled_from(_NUMBERS), st.sampled_from(_NUMBERS),
+                          st.sampled_from(["a", "b", "c"])), max_size=60))
+def test_the_grouped_sweep_counts_as_the_row_by_row_sweep(cases):
+    rows = [row(v, top, base, surface) for v, top, base, surface in cases]
+    factors = [Fraction(k, 10) for k in range(5, 16)]
+    assert [(s.exact, s.reworded, s.by_surface) for s in sweep(rows, factors)] == _sweep_row_by_row(rows, factors)
 
 
 def test_renders_and_serialises_with_the_sweep_and_escapes_log_text(sample):
