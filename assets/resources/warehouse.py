@@ -30,7 +30,7 @@ from pydantic import Field
 from sqlalchemy.dialects.postgresql import JSONB
 
 from rules.common import timestamps
-from rules.common.jsonl import compact
+from rules.common.jsonl import compact, parse_json
 
 PARTITION_COLUMN = "partition_key"
 UTC_SUFFIX = "_utc"
@@ -242,7 +242,7 @@ class WarehouseResource(ConfigurableResource):
         frame = frame.drop(columns=[PARTITION_COLUMN, *[c for c in frame.columns if c.endswith(UTC_SUFFIX)]])
         for col in json_columns:
             if col in frame.columns:
-                frame[col] = frame[col].map(lambda v: json.loads(v) if isinstance(v, str) else v)
+                frame[col] = frame[col].map(lambda v: parse_json(v) if isinstance(v, str) else v)
         return frame
 
     def read_table(self, table: str, columns: list[str] | None = None) -> pd.DataFrame:

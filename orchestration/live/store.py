@@ -34,7 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
 from rules.common import timestamps
-from rules.common.jsonl import parse_object
+from rules.common.jsonl import parse_json, parse_object
 
 JSON = sa.JSON().with_variant(JSONB(), "postgresql")
 metadata = sa.MetaData()
@@ -421,7 +421,7 @@ def seed_viewer_state(engine: sa.Engine, relation: pd.DataFrame, now_ns: int) ->
 
 def load_json(value):
     """A JSON column's value: PostgreSQL returns objects, SQLite may return text."""
-    return json.loads(value) if isinstance(value, str) else value
+    return parse_json(value) if isinstance(value, str) else value
 
 
 def viewer_lines(engine: sa.Engine) -> pd.DataFrame:

@@ -379,6 +379,21 @@ def compact(value) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def parse_json(text: str):
+    """JSON text as `json.loads` reads it (the same values, of the same kinds), most of it read by
+    orjson. orjson refuses what json.loads reads leniently (NaN, Infinity, numbers past the float
+    range, lone surrogate escapes) and reads integers past 64 bits as floats: text that holds, or
+    may hold, any of those is read by json.loads."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    kind = type(value)
+    if ((kind is dict or kind is list) and _holds_long_int(value)) or ((kind is int or kind is float) and not -_LONG < value < _LONG):
+        return json.loads(text)
+    return value
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
     """Write rows as UTF-8 JSON Lines (Korean kept readable), atomically; returns the count.
 

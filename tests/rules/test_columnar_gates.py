@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from evals import domains
 from rules.common import gates
 from rules.common.environment import SAMPLE_DIR
-from rules.common.jsonl import read_object, read_objects
+from rules.common.jsonl import parse_json, read_object, read_objects
 
 DOMAINS = ("persona", "live_pick", "retry", "handoff")
 
@@ -152,3 +152,28 @@ def test_objects_with_a_fragment_spliced_in(obj, fragment, at):
     text = json.dumps(obj, ensure_ascii=False)
     at = min(at, len(text))
     _same([text[:at] + fragment + text[at:]])
+
+
+def _parsed_as_by_json(texts):
+    """`parse_json` gives what json.loads gives (the same kinds, key order, NaN), or fails as it does."""
+    for text in texts:
+        outcome = []
+        for parse in (parse_json, json.loads):
+            try:
+                outcome.append(repr(parse(text)))
+            except (ValueError, RecursionError) as exc:
+                outcome.append(type(exc).__name__)
+        assert outcome[0] == outcome[1], text[:80]
+
+
+def test_json_text_of_every_kind_parses_as_json_loads_reads_it():
+    _parsed_as_by_json([*NASTY, *FRAGMENTS, "[18446744073709551616]", "-9223372036854775809", "[1e400, NaN]", "1e18", "-1e18",
+                        "999999999999999999", "[[1.5e300]]", '{"a": [true, 1, 1.0]}'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.one_of(_scalars, st.floats(), st.integers(min_value=-(2**80), max_value=2**80)),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=10))
+def test_json_values_written_by_json_parse_as_json_loads_reads_them(value):
+    _parsed_as_by_json([json.dumps(value), json.dumps(value, ensure_ascii=False)])
