@@ -93,6 +93,28 @@ def plain_records(frame: pd.DataFrame) -> list[dict]:
     return rows_of(plain_columns(frame))
 
 
+_UNBOXED = frozenset({str, int, float, bool, list, dict, type(None)})
+"""Cell types `maybe_box_native` gives back as they are (a float as an equal float)."""
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict]:
+    """`frame.to_dict("records")`: the same dicts, keys, values and value types, made column by
+    column. Each column's cells are what iterating it gives (NumPy cells as Python scalars, an
+    extension column's own cells: NA, Timestamps), and the cells of object and extension columns
+    are boxed as `to_dict` boxes them; only cells of other types than the common ones take the call."""
+    names = frame.columns.tolist()
+    columns = []
+    for i in range(len(names)):
+        column = frame.iloc[:, i]
+        values = column._values
+        cells = values.tolist() if isinstance(values, np.ndarray) else list(values)
+        if column.dtype == object or isinstance(column.dtype, ExtensionDtype):
+            cells = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in cells]
+        columns.append(cells)
+    with cycle_collection_paused():
+        return [dict(zip(names, cells)) for cells in zip(*columns)]
+
+
 _LABEL_TYPES = frozenset({int, str, type(None)})
 """Label parts for which unequal means a different repr (a float may be NaN, which equals nothing;
 equal-but-different values such as 1 and True only merge labels, which sends the rows the slow way)."""

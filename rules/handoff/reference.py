@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pandas as pd
 
 from rules.common import timestamps
+from rules.common.evidence import frame_records
 from rules.common.gates import trim
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
@@ -74,7 +75,7 @@ def folded(text: object, config: HandoffConfig) -> str:
 
 def _records(frame: pd.DataFrame) -> list[dict]:
     return [{k: (None if not isinstance(v, (list, dict)) and pd.isna(v) else v) for k, v in r.items()}
-            for r in frame.to_dict("records")]
+            for r in frame_records(frame)]
 
 
 def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, Expected]:

@@ -21,6 +21,7 @@ from functools import lru_cache, partial
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
                                  filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
                                  row_findings, same_json, schema_result)
+from rules.common.evidence import frame_records
 from rules.common.gates import Normalised
 from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
@@ -56,7 +57,7 @@ class Known:
     @classmethod
     def of(cls, norm: Normalised, rows: list, config: LivePickConfig, refs: Sheets | None = None,
            ranked: bool = True) -> "Known":
-        chat = {r["msg_id"]: r for r in norm.tables["live_chat"].to_dict("records")}
+        chat = {r["msg_id"]: r for r in frame_records(norm.tables["live_chat"])}
         run = run_provenance(rows)
         refs = Sheets.of(norm) if refs is None else refs
         known = cls(chat, run, expected_filters(chat.values(), refs, config, {m: p["tags"] for m, p in run.items()}), refs)

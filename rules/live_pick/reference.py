@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rules.common.evidence import frame_records
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -36,7 +37,7 @@ class Expected:
 def expected_verdicts(norm: Normalised, config: LivePickConfig, run_tags: dict[str, list | None] | None = None) -> dict[str, Expected]:
     """Every judged line's verdict; `run_tags` (msg_id → tags) replaces the gold tags of the
     lines a tagger run judged, so a run is re-computed on the tags it actually used."""
-    lines = {line["msg_id"]: line for line in norm.tables["live_chat"].to_dict("records")}
+    lines = {line["msg_id"]: line for line in frame_records(norm.tables["live_chat"])}
     out = expected_filters(lines.values(), Sheets.of(norm), config, run_tags)
     rank_expected(out, lines, config)
     return out
@@ -53,9 +54,9 @@ class Sheets:
     @classmethod
     def of(cls, norm: Normalised) -> "Sheets":
         sheets = defaultdict(list)
-        for r in norm.tables["character_sheet"].to_dict("records"):
+        for r in frame_records(norm.tables["character_sheet"]):
             sheets[r["character_id"]].append(r)
-        return cls(dict(sheets), {r["viewer_id"]: r for r in norm.tables["viewer_relation"].to_dict("records")})
+        return cls(dict(sheets), {r["viewer_id"]: r for r in frame_records(norm.tables["viewer_relation"])})
 
 
 def expected_filters(lines, refs: Sheets, config: LivePickConfig,

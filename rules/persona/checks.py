@@ -6,6 +6,7 @@ from functools import partial
 
 from rules.common.checks import (CheckResult, empty_reason, enum_findings, evidence_findings, evidence_rows, filled_findings,
                                  hashable, polite_findings, recompute_findings, row_findings, same_json, schema_result)
+from rules.common.evidence import frame_records
 from rules.common.gates import Normalised, trim
 from rules.common.verdict_rows import VerdictRows
 from rules.persona import verdicts as V
@@ -22,8 +23,8 @@ class _Context(VerdictRows):
     def __init__(self, norm: Normalised, rows: list, config: PersonaConfig):
         super().__init__(rows, "turn_no")
         self.config = config
-        self.turns = {t["turn_no"]: t for t in norm.tables["turns"].to_dict("records")}
-        self.profiles = {p["profile_no"]: p for p in norm.tables["profiles"].to_dict("records")}
+        self.turns = {t["turn_no"]: t for t in frame_records(norm.tables["turns"])}
+        self.profiles = {p["profile_no"]: p for p in frame_records(norm.tables["profiles"])}
         self.by_code = {trim(p["character_code"]): p for p in self.profiles.values()}
         self.expected = expected_codes(norm, config)
 

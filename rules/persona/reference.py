@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.common.evidence import frame_records
 from rules.common.gates import Normalised, trim
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
@@ -13,9 +14,9 @@ def _clean(v):
 
 def expected_codes(norm: Normalised, config: PersonaConfig) -> dict[str, tuple[str | None, str]]:
     """turn_no → (profile_no, persona_code)."""
-    profiles = {trim(p["character_code"]): p for p in norm.tables["profiles"].to_dict("records")}
+    profiles = {trim(p["character_code"]): p for p in frame_records(norm.tables["profiles"])}
     out = {}
-    for t in norm.tables["turns"].to_dict("records"):
+    for t in frame_records(norm.tables["turns"]):
         p = profiles.get(trim(t["character_code_raw"]))
         out[t["turn_no"]] = (p["profile_no"] if p else None, _code(t, p, config))
     return out

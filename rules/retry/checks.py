@@ -19,7 +19,7 @@ from functools import partial
 from rules.common.checks import (CheckResult, dataset_columns, enum_findings, evidence_findings, filled_findings,
                                  first_difference, hashable, is_blank, polite_findings, recompute_findings, row_findings,
                                  same_json, schema_result)
-from rules.common.evidence import plain
+from rules.common.evidence import frame_records, plain
 from rules.common.gates import Normalised, trim
 from rules.common.verdict_rows import VerdictRows
 from rules.retry import verdicts as V
@@ -36,8 +36,8 @@ class _Context(VerdictRows):
         super().__init__(rows, "event_id")
         self.config = config
         self.expected: dict[str, Expected] = expected_verdicts(norm, config)
-        self.events = {e["event_id"]: e for e in norm.tables["interaction_events"].to_dict("records")}
-        self.catalog = {trim(c["surface_key"]): c for c in norm.tables["surface_catalog"].to_dict("records")}
+        self.events = {e["event_id"]: e for e in frame_records(norm.tables["interaction_events"])}
+        self.catalog = {trim(c["surface_key"]): c for c in frame_records(norm.tables["surface_catalog"])}
         self.tolerance = Fraction(1, 2 * 10**config.display_decimals)
         self.known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.expected]
 

@@ -43,7 +43,7 @@ def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dic
     texts, names, session_names = context if context is not None else explain_context(f)
     build = {V.EXACT_RETRY: _exact, V.REWORDED_RETRY: _reworded, V.SURFACE_HOP: _hop, V.ONE_SHOT: _one_shot}
     cited, reasons = [], []
-    for r in f[USED].to_dict("records"):
+    for r in evidence.frame_records(f[USED]):
         r["matched_text"] = texts.get(r["matched_event_id"])
         r["matched_surface"] = names.get(r["matched_event_id"])
         r["session_names"] = session_names[r["session_id"]]

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from rules.common.evidence import frame_records
 from rules.common.gates import Normalised, trim
 from rules.retry import verdicts as V
 from rules.retry.config import RetryConfig
@@ -58,9 +59,9 @@ def overlap(a: frozenset, b: frozenset) -> Fraction:
 
 
 def expected_verdicts(norm: Normalised, config: RetryConfig) -> dict[str, Expected]:
-    catalog = {trim(c["surface_key"]): c for c in norm.tables["surface_catalog"].to_dict("records")}
+    catalog = {trim(c["surface_key"]): c for c in frame_records(norm.tables["surface_catalog"])}
     events = []
-    for e in norm.tables["interaction_events"].to_dict("records"):
+    for e in frame_records(norm.tables["interaction_events"]):
         text = normal_text(e["input_text"])
         events.append({
             "id": e["event_id"], "session": e["session_id"], "surface": trim(e["surface_key_raw"]).lower(),

@@ -209,3 +209,54 @@ def test_cycle_collection_is_paused_for_the_block_and_restored_after(enabled):
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+# -- a frame's records, column by column -----------------------------------------------------------
+
+_CELLS = [None, np.nan, pd.NA, 0, 1, -(2**62), 1.5, -0.0, True, False, "", "한글", [1, "a"], {"k": 1}, np.int64(7),
+          np.float64(2.5), np.bool_(True), pd.Timestamp("2026-09-08T21:14:03", tz="UTC"), pd.NaT]
+_COLUMNS = {
+    "int64": lambda n, draw: pd.Series(draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n)), dtype="int64"),
+    "float64": lambda n, draw: pd.Series(draw(st.lists(st.floats(), min_size=n, max_size=n)), dtype="float64"),
+    "bool": lambda n, draw: pd.Series(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool),
+    "object": lambda n, draw: pd.Series(draw(st.lists(st.sampled_from(_CELLS), min_size=n, max_size=n)), dtype=object),
+    "Int64": lambda n, draw: pd.Series(draw(st.lists(st.one_of(st.none(), st.integers(-100, 100)), min_size=n, max_size=n)), dtype="Int64"),
+    "boolean": lambda n, draw: pd.Series(draw(st.lists(st.one_of(st.none(), st.booleans()), min_size=n, max_size=n)), dtype="boolean"),
+    "string": lambda n, draw: pd.Series(draw(st.lists(st.one_of(st.none(), st.text(max_size=3)), min_size=n, max_size=n)),
+                                        dtype="string[pyarrow]"),
+    "datetime": lambda n, draw: pd.Series(pd.to_datetime(draw(st.lists(st.sampled_from(["2026-09-08T01:02:03Z", None]),
+                                                                         min_size=n, max_size=n)), utc=True)),
+    "category": lambda n, draw: pd.Series(draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n)), dtype="category"),
+}
+
+
+@st.composite
+def _frames(draw):
+    n = draw(st.integers(0, 5))
+    kinds = draw(st.lists(st.sampled_from(sorted(_COLUMNS)), min_size=1, max_size=6))
+    names = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f"]), min_size=len(kinds), max_size=len(kinds)))
+    frame = pd.concat([_COLUMNS[k](n, draw).rename(name) for k, name in zip(kinds, names)], axis=1)
+    return frame
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frames())
+def test_a_frames_records_made_column_by_column_are_its_to_dict_records(frame):
+    """The same dicts as pandas' `to_dict("records")`: keys (a repeated column name keeps its last
+    value), values and their types (NaN, NA, NaT, NumPy scalars inside object cells boxed or not)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # pandas warns of repeated column names
+        want = frame.to_dict("records")
+    assert repr(evidence.frame_records(frame)) == repr(want)
+
+
+@pytest.mark.parametrize("domain", ["persona", "live_pick", "retry", "handoff"])
+def test_the_normalised_sample_tables_read_as_their_to_dict_records(domain):
+    from evals import domains
+    from rules.common.environment import SAMPLE_DIR
+
+    _, norm, _ = domains.get(domain).spec.load(SAMPLE_DIR / domain)
+    for name, table in [*norm.tables.items(), ("quarantine", norm.quarantine)]:
+        assert repr(evidence.frame_records(table)) == repr(table.to_dict("records")), name
