@@ -171,10 +171,12 @@ def nightly(raw_dir: Path, day: str) -> dict:
 
 
 def nightly_env(tmp: str, raw: Path) -> dict:
-    env = {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
-           "DAGSTER_HOME": str(Path(tmp) / "dagster"), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
-    Path(env["DAGSTER_HOME"]).mkdir()
-    return env
+    """A fresh Dagster home holding the embedded default's dagster.yaml, as `verdicts demo` and `make dev` use."""
+    from orchestration.instance import prepare_home
+
+    home = prepare_home(Path(tmp) / "dagster")
+    return {**os.environ, "VERDICTS_RAW_DIR": str(raw), "VERDICTS_HOME": str(Path(tmp) / "home"),
+            "DAGSTER_HOME": str(home), "WAREHOUSE_URL": f"sqlite:///{tmp}/warehouse.sqlite"}
 
 
 def run_nightly_sample(day: str) -> None:
