@@ -38,7 +38,8 @@ from dagster import (
 
 from evals.markdown import md_table
 from assets.common.partitions import DAILY
-from assets.common.quality import quarantine_failures, run_suite
+from assets.common import suite_worker
+from assets.common.quality import quarantine_failures
 from assets.resources.reports import ReportsResource
 from rules.common.environment import SAMPLE_DIR
 from assets.resources.raw_files import RawFilesResource
@@ -183,6 +184,8 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
     def _normalise(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource):
         day = context.partition_key
         selected, checks = context.selected_asset_keys, context.selected_asset_check_keys
+        if selected - set(raw_keys):
+            suite_worker.prepare()  # GX warms in a helper while the raw tables are read and stored
         for d in c.datasets:
             if c.key(f"raw_{d}") in selected:
                 yield _write_raw(c, d, day, raw_files, warehouse)
@@ -193,7 +196,7 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
         quarantine, suites = [norm.quarantine], {}
         for d in c.datasets:
             frame = norm.tables[d]
-            outcomes = run_suite(f"{c.domain}.{d}", frame, c.expectations[d]) if len(frame) else []
+            outcomes = suite_worker.run_suite(f"{c.domain}.{d}", frame, c.expectations[d]) if len(frame) else []
             kept, q = quarantine_failures(d, frame, outcomes, c.id_fields[d])
             norm.tables[d], suites[d] = kept, outcomes
             quarantine.append(q)

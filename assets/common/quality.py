@@ -38,6 +38,16 @@ def _context():
     return _CONTEXT
 
 
+def suite_columns(expectations: list[tuple[str, dict]]) -> list[str]:
+    """The columns a suite reads."""
+    return sorted({kw["column"] for _, kw in expectations if "column" in kw})
+
+
+def warm() -> None:
+    """Import GX and build its context now, ahead of the first suite."""
+    _context()
+
+
 def run_suite(name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict]]) -> list[Outcome]:
     """Validate `frame` (its index identifies rows) against the expectations."""
     import great_expectations as gx
@@ -47,9 +57,11 @@ def run_suite(name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict
     for type_name, kwargs in expectations:
         cls = getattr(gx.expectations, "".join(p.title() for p in type_name.split("_")))
         suite.add_expectation(cls(**kwargs))
-    scalar_cols = sorted({kw["column"] for _, kw in expectations if "column" in kw})
-    data = frame[scalar_cols].copy()
-    data.index = pd.RangeIndex(len(data)) if not isinstance(frame.index, pd.RangeIndex) else frame.index
+    data = frame[suite_columns(expectations)].copy()
+    # GX is handed a range index (row positions) unless the frame has one; its rows are named
+    # back by the frame's own labels, which `quarantine_failures` looks up.
+    positional = not isinstance(frame.index, pd.RangeIndex)
+    data.index = pd.RangeIndex(len(data)) if positional else frame.index
     try:
         source = ctx.data_sources.get("frames")
     except (KeyError, ValueError):
@@ -65,6 +77,8 @@ def run_suite(name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict
     for r in result.results:
         cfg = r.expectation_config
         index = [int(i) if hasattr(i, "__int__") else i for i in (r.result or {}).get("unexpected_index_list") or []]
+        if positional:
+            index = frame.index[index].tolist()
         outcomes.append(Outcome(cfg.type, cfg.kwargs.get("column"), bool(r.success), index))
     return outcomes
 

@@ -32,3 +32,12 @@ def test_rows_that_slipped_past_the_gates_are_quarantined_with_the_expectation()
     assert list(kept["line"]) == [3]
     assert list(q["line"]) == [1, 2] and set(q["reason_code"]) == {"expectation"}
     assert len(kept) + len(q) == len(frame)
+
+
+def test_rows_of_a_frame_indexed_by_labels_are_quarantined_by_their_labels():
+    frame = _chat(donation_amount=[0, -5, 20], msg_id=["M-1", "M-1", "M-3"])
+    frame.index = [40, 7, 12]  # what is left of a table after rows were dropped
+    outcomes = run_suite("live_pick.live_chat", frame, EXPECTATIONS["live_chat"])
+    kept, q = quarantine_failures("live_chat", frame, outcomes, "msg_id")
+    assert list(kept["line"]) == [3]
+    assert list(q["line"]) == [1, 2]

@@ -1,0 +1,147 @@
+"""Great Expectations suites validated in a helper process that warms while a step reads its data.
+
+Importing GX costs 1.6-1.9 s of one core. A normalise step on a large day reads, gates and
+stores its raw tables for several seconds before its first suite: `prepare()` at the start of
+the step starts a helper process that imports GX meanwhile, on the other core, and the suites
+then go to it over a socket (frames of only the columns a suite reads; the `Outcome`s back).
+The helper runs the same `quality.run_suite` as this process would, so the outcomes are the
+same. When the first suite comes before the helper is warm (a small day), the helper is
+stopped and the suites run here, as they would without it; once GX is imported here, no helper
+is started again. A helper that cannot start, or dies, also leaves the suites to this process.
+
+The helper is a fresh interpreter (`python -m assets.common.suite_worker FD`), not a fork: a
+forked copy of a run process makes every page the run then writes a copy-on-write fault. It
+exits when its socket closes, so it never outlives the process that started it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import traceback
+from multiprocessing.connection import Connection
+
+import pandas as pd
+
+from assets.common import quality
+
+log = logging.getLogger(__name__)
+READY = "ready"
+STOP_WAIT_S = 5.0
+
+
+class SuiteError(RuntimeError):
+    """A suite raised in the helper; the message holds its traceback."""
+
+
+class SuiteWorker:
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        try:
+            # its stdout is this process's stderr: whatever GX prints stays out of a CLI's output
+            self.proc = subprocess.Popen([sys.executable, "-m", __name__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
+                                         stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(), env=env)
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
+        self.warm = False
+
+    def ready(self) -> bool:
+        """Whether GX is imported in the helper (without waiting)."""
+        if not self.warm and self.proc.poll() is None and self.conn.poll(0):
+            self.warm = self.conn.recv() == READY
+        return self.warm and self.proc.poll() is None
+
+    def run_suite(self, name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict]]) -> list[quality.Outcome]:
+        """`quality.run_suite` in the helper; raises `SuiteError` if it raised there, and
+        `OSError`/`EOFError` if the helper is gone."""
+        self.conn.send((name, frame[quality.suite_columns(expectations)], expectations))
+        status, value = self.conn.recv()
+        if status != "ok":
+            raise SuiteError(f"suite {name} failed in the validation helper:\n{value}")
+        return value
+
+    def stop(self, kill: bool = False) -> None:
+        """Close the socket and wait for the helper to exit; `kill`: at once (it may be mid-import)."""
+        self.conn.close()
+        if kill:
+            self.proc.kill()
+        try:
+            self.proc.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_worker: SuiteWorker | None = None
+_lock = threading.Lock()
+
+
+def _gx_imported() -> bool:
+    return "great_expectations" in sys.modules
+
+
+def prepare() -> None:
+    """Start warming a helper, unless GX is imported here already or one is running."""
+    global _worker
+    with _lock:
+        if _worker is not None or _gx_imported():
+            return
+        try:
+            _worker = SuiteWorker()
+        except OSError:
+            log.warning("could not start the validation helper; suites run in this process", exc_info=True)
+
+
+def run_suite(name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict]]) -> list[quality.Outcome]:
+    """`quality.run_suite`, in the helper when it is warm, else here (the helper is then stopped)."""
+    global _worker
+    with _lock:
+        worker = _worker
+        if worker is not None and not worker.ready():
+            _worker = None
+            worker.stop(kill=True)  # GX is imported here now: the helper is no longer needed
+            worker = None
+        if worker is not None:
+            try:
+                return worker.run_suite(name, frame, expectations)
+            except (OSError, EOFError):
+                log.warning("the validation helper stopped; suite %s runs in this process", name, exc_info=True)
+                _worker = None
+        return quality.run_suite(name, frame, expectations)
+
+
+@atexit.register
+def _stop() -> None:
+    if _worker is not None:
+        _worker.stop()
+
+
+def _serve(fd: int) -> None:
+    """The helper: GX imported at once, then one suite per request until the socket closes."""
+    conn = Connection(fd)
+    try:
+        quality.warm()
+    except Exception:  # noqa: BLE001 - each suite then reports the failure itself
+        log.warning("importing Great Expectations failed", exc_info=True)
+    conn.send(READY)
+    while True:
+        try:
+            name, frame, expectations = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = ("ok", quality.run_suite(name, frame, expectations))
+        except Exception:  # noqa: BLE001 - handed back to the step, which raises it
+            answer = ("error", traceback.format_exc())
+        conn.send(answer)
+
+
+if __name__ == "__main__":
+    _serve(int(sys.argv[1]))
