@@ -10,24 +10,48 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import orjson
 import pandas as pd
 
 from rules.common import timestamps
 from rules.common.jsonl import DatasetError
 
+NS_PER_DAY = 86_400 * timestamps.NS_PER_SEC
+
 
 def line_days(raw: pd.DataFrame, time_field: str, tz: str) -> pd.Series:
-    """ISO day (YYYY-MM-DD) of every raw line, index aligned with `raw`."""
-    days: list[str | None] = []
-    for text in raw["text"].tolist():
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
-            obj = None
-        stamp = timestamps.parse(obj.get(time_field), tz) if isinstance(obj, dict) else None
-        days.append(timestamps.local_day(stamp.ns, tz).isoformat() if stamp else None)
+    """ISO day (YYYY-MM-DD) of every raw line, index aligned with `raw`.
+
+    Each line is parsed once (orjson; json.loads for what orjson refuses, such as NaN), the time
+    values are read column-wise (`timestamps.read_many`), and the instants are turned into local
+    days by pandas' time-zone conversion, all at once; each distinct day is formatted once."""
+    values = [_field(text, time_field) for text in raw["text"].tolist()]
+    stamps = timestamps.read_many(values, tz)
+    at = [i for i, (stamp, _) in enumerate(stamps) if stamp is not None]
+    days = np.full(len(values), None, dtype=object)
+    if at:
+        ns = np.fromiter((stamps[i][0].ns for i in at), dtype=np.int64, count=len(at))
+        wall = pd.DatetimeIndex(ns, tz="UTC").tz_convert(timestamps.zone(tz)).tz_localize(None).asi8
+        number, where = np.unique(wall // NS_PER_DAY, return_inverse=True)
+        names = np.array([timestamps.local_day(int(n) * NS_PER_DAY, "UTC").isoformat() for n in number], dtype=object)
+        days[at] = names[where]
     s = pd.Series(days, index=raw.index, dtype=object)
     if len(s) and s.isna().all():
         file = raw["file"].iloc[0]
         raise DatasetError(raw["dataset"].iloc[0], file, "no line has a readable timestamp to assign days", column=time_field)
     return s.ffill().bfill()
+
+
+def _field(text: str, name: str):
+    """The value of `name` in a line's JSON object, as json.loads reads it; None when the line is
+    not an object (or not JSON). Only a string can be a time, and orjson and json.loads read
+    every string alike."""
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
+    return obj.get(name) if type(obj) is dict else None
