@@ -168,7 +168,7 @@ def fill_person_metrics(report: Report, samples: dict[str, list[str]], decisions
             sampled = len(samples[key])
             if decided:
                 m = replace(m, ratio=Ratio(agreed, decided), status=f"{PERSON} · {decided} / {sampled}건 판단",
-                            note=(m.note + " · " if m.note else "") + f"동의한 표본 / 판단한 표본"
+                            note=(m.note + " · " if m.note else "") + "동의한 표본 / 판단한 표본"
                             + (f", 메모만 남긴 {notes}건은 분모 밖" if notes else ""))
             else:
                 m = replace(m, status=f"{PERSON} · 표본 {sampled}건, 판단 전")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
 import time
 from collections import OrderedDict
@@ -581,9 +580,10 @@ class LiveService:
 
     # -- consoles ---------------------------------------------------------------------------------
 
-    async def history(self, after: str | None) -> list[tuple[tuple[int, int], str]]:
+    async def history(self, after: str | None) -> list[tuple[tuple[int, int], str, Key | None]]:
         """Stored window frames after `after` (`character_id/window_start`), or the latest ones,
-        with the late frames pushed after them: each as first pushed, in push order."""
+        with the late frames pushed after them: each as first pushed, in push order, with its
+        window (None for a late frame)."""
         limit = None
         after_seq = 0
         if after:
@@ -600,15 +600,12 @@ class LiveService:
             if at > published:
                 break  # stored but not yet pushed: it comes live
             kept = self.recent.get(at)
-            out.append((at, kept.decode() if kept is not None else dumps(f)))
+            key = (f["character_id"], self._window_ns(f)) if f["type"] == "window" else None
+            out.append((at, kept.decode() if kept is not None else dumps(f), key))
         return out
 
-    async def pickups(self, frames: list[tuple[tuple[int, int], str]]) -> list[str]:
-        keys = []
-        for (_, late), text in frames:
-            if not late:
-                f = json.loads(text)
-                keys.append((f["character_id"], self._window_ns(f)))
+    async def pickups(self, keys: list[Key]) -> list[str]:
+        """The operator's pick-ups in these windows, as frames."""
         return [dumps(p) for p in await self.run(records.pickups_for, self.engine, keys)]
 
     def _window_ns(self, frame: dict) -> int:

@@ -132,13 +132,13 @@ async def windows(ws: WebSocket) -> None:
 
 async def _send_history(ws: WebSocket, service: LiveService, client, after: str | None) -> None:
     frames = await service.history(after)
-    sent = [(s, t) for s, t in frames if s > client.last_seq]
-    for seq, text in sent:
+    sent = [(s, t, key) for s, t, key in frames if s > client.last_seq]
+    for seq, text, _ in sent:
         await ws.send_text(text)
         client.last_seq = seq
-    for text in await service.pickups(sent):
+    for text in await service.pickups([key for _, _, key in sent if key is not None]):
         await ws.send_text(text)
-    windows = sum(1 for (_, late), _ in sent if not late)
+    windows = sum(1 for (_, late), _, _ in sent if not late)
     await ws.send_text(dumps({"type": "resumed", "after": after, "windows": windows, "late": len(sent) - windows,
                               "through": client.last_seq[0]}))
 
