@@ -167,10 +167,9 @@ class WarehouseResource(ConfigurableResource):
                 out[col] = out[col].map(lambda v: None if v is None else json.dumps(v, ensure_ascii=False))
         for col in time_columns:
             if col in out.columns:
-                out[col + UTC_SUFFIX] = pd.to_datetime(
-                    [None if stamp is None else stamp.ns for stamp, _ in timestamps.read_many(out[col].tolist(), self.timezone)],
-                    unit="ns", utc=True,
-                ) if len(out) else pd.Series(dtype="datetime64[ns, UTC]")
+                read = timestamps.read_column(out[col].tolist(), self.timezone)
+                out[col + UTC_SUFFIX] = pd.to_datetime(read.ns, unit="ns", utc=True).where(read.ok) if len(out) \
+                    else pd.Series(dtype="datetime64[ns, UTC]")
         out.insert(0, PARTITION_COLUMN, partition_key)
         with self.engine.begin() as conn:
             if self.is_postgres:

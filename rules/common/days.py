@@ -24,15 +24,14 @@ def line_days(raw: pd.DataFrame, time_field: str, tz: str) -> pd.Series:
     """ISO day (YYYY-MM-DD) of every raw line, index aligned with `raw`.
 
     Each line is parsed once (orjson; json.loads for what orjson refuses, such as NaN), the time
-    values are read column-wise (`timestamps.read_many`), and the instants are turned into local
+    values are read column-wise (`timestamps.read_column`), and the instants are turned into local
     days by pandas' time-zone conversion, all at once; each distinct day is formatted once."""
     values = [_field(text, time_field) for text in raw["text"].tolist()]
-    stamps = timestamps.read_many(values, tz)
-    at = [i for i, (stamp, _) in enumerate(stamps) if stamp is not None]
+    read = timestamps.read_column(values, tz)
     days = np.full(len(values), None, dtype=object)
-    if at:
-        ns = np.fromiter((stamps[i][0].ns for i in at), dtype=np.int64, count=len(at))
-        wall = pd.DatetimeIndex(ns, tz="UTC").tz_convert(timestamps.zone(tz)).tz_localize(None).asi8
+    if read.ok.any():
+        at = np.flatnonzero(read.ok)
+        wall = pd.DatetimeIndex(read.ns[at], tz="UTC").tz_convert(timestamps.zone(tz)).tz_localize(None).asi8
         number, where = np.unique(wall // NS_PER_DAY, return_inverse=True)
         names = np.array([timestamps.local_day(int(n) * NS_PER_DAY, "UTC").isoformat() for n in number], dtype=object)
         days[at] = names[where]

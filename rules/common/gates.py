@@ -177,18 +177,21 @@ class Screen:
         problems: list[tuple[int, str, str]] = []
         for start in range(0, len(cells), CHUNK_ROWS):
             part = cells[start:start + CHUNK_ROWS]
+            end = start + len(part)
             if _ROW_BY_ROW.get():
                 read = [(None, None) if nullable and v is None else timestamps.read(v, tz) for v in part]
+                found = [stamp for stamp, _ in read]
+                ns[start:end] = [0 if s is None else s.ns for s in found]
+                null[start:end] = [s is None for s in found]
+                forms[start:end] = [None if s is None else s.form for s in found]
+                problems += [(i, *p) for i, (_, p) in enumerate(read, start) if p is not None]
             else:  # the common forms column-wise, the same results
-                read = timestamps.read_many(part, tz)
-                if nullable:
-                    read = [(None, None) if v is None else r for v, r in zip(part, read)]
-            found = [stamp for stamp, _ in read]
-            end = start + len(part)
-            ns[start:end] = [0 if s is None else s.ns for s in found]
-            null[start:end] = [s is None for s in found]
-            forms[start:end] = [None if s is None else s.form for s in found]
-            problems += [(i, *p) for i, (_, p) in enumerate(read, start) if p is not None]
+                column = timestamps.read_column(part, tz)
+                ns[start:end] = column.ns
+                null[start:end] = ~column.ok
+                forms[start:end] = column.forms.tolist()
+                problems += [(start + i, *p) for i, p in sorted(column.problems.items())
+                             if not (nullable and part[i] is None)]
         for code in (BAD_TIMESTAMP, TIMESTAMP_RANGE):
             at = [i for i, c, _ in problems if c == code]
             if at:

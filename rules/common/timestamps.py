@@ -14,6 +14,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import numpy as np
+import pandas as pd
 
 NS_PER_SEC = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -106,50 +107,75 @@ _COMMON = re.compile(r"(?:18[3-9]\d|19\d\d|20\d\d|210\d)-\d\d-\d\dT(?:[01]\d|2[0
 years the gates may let through. Only a date that does not exist stands between them and `read`."""
 
 
-def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str] | None]]:
-    """`read` of every value, the same results, the common forms read column-wise: the wall times
-    parsed by NumPy at once, a naive one's offset looked up once per hour of wall time (per value
-    in an hour where the zone's offset changes)."""
-    out: list = [None] * len(values)
-    at, wall, suffix = [], [], []
+@dataclass(frozen=True)
+class Column:
+    """A column of values read as timestamps (`read_column`): where `ok`, the instant (`ns`) and
+    its `form` (see `Stamp`); elsewhere `ns` is 0, the form None, and `problems` holds the value's
+    (reason code, why), keyed by its position."""
+
+    ns: np.ndarray
+    ok: np.ndarray
+    forms: np.ndarray
+    """object: the form text, None where not ok"""
+    problems: dict[int, tuple[str, str]]
+
+    def stamps(self) -> list[tuple[Stamp | None, tuple[str, str] | None]]:
+        """As `read` answers each value."""
+        return [(Stamp(ns=n, form=f), None) if good else (None, self.problems[i])
+                for i, (n, f, good) in enumerate(zip(self.ns.tolist(), self.forms.tolist(), self.ok.tolist()))]
+
+
+def read_column(values: list, tz: str) -> Column:
+    """`read` of every value, the same results, as arrays. The common forms are read column-wise:
+    one regular-expression match per value picks them, NumPy parses their wall times at once, an
+    offset is worked out once per distinct suffix and a naive time's once per hour of wall time
+    (per value in an hour where the zone's offset changes); every other value goes to `read`."""
+    n = len(values)
+    ns = np.zeros(n, dtype=np.int64)
+    ok = np.zeros(n, dtype=bool)
+    forms = np.full(n, None, dtype=object)
+    problems: dict[int, tuple[str, str]] = {}
     match = _COMMON.fullmatch
-    for i, v in enumerate(values):
-        m = match(v) if type(v) is str else None
-        if m is None:
-            out[i] = read(v, tz)
+    found = [match(v) if type(v) is str else None for v in values]
+    at = [i for i, m in enumerate(found) if m is not None]
+    slow = [i for i, m in enumerate(found) if m is None]
+    if at:
+        # the wall time, the first 19 characters; a day that does not exist (02-30) is read alone
+        wall = pd.to_datetime(np.array([values[i] for i in at], dtype="U19"), format="%Y-%m-%dT%H:%M:%S", errors="coerce")
+        alone = np.asarray(wall.isna())
+        seconds = np.where(alone, 0, wall.asi8 // NS_PER_SEC)
+        suffix = [found[i].group(1) for i in at]
+        offset_of = {x: 0 if x is None or x == "Z" else (1 if x[0] == "+" else -1) * (int(x[1:3]) * 3600 + int(x[4:6]) * 60)
+                     for x in set(suffix)}
+        form_of = {x: "" if x is None else "Z" if x == "Z" else _offset_text(timedelta(seconds=o)) for x, o in offset_of.items()}
+        offsets = np.array([offset_of[x] for x in suffix], dtype=np.int64)
+        naive = np.array([x is None for x in suffix], dtype=bool) & ~alone
+        if naive.any():
+            hours = seconds[naive] // 3600
+            known = {h: _hour_offset(h, tz) for h in np.unique(hours).tolist()}
+            hour_offsets = np.array([known[h] for h in hours.tolist()], dtype=object)
+            alone[naive] = hour_offsets == None  # noqa: E711 - elementwise: an hour in which the offset changes
+            offsets[naive] = np.where(hour_offsets == None, 0, hour_offsets).astype(np.int64)  # noqa: E711
+        stamped = (seconds - offsets) * NS_PER_SEC
+        alone |= (stamped < EARLIEST_NS) | (stamped >= LATEST_NS)  # `read` words the range
+        rows = np.array(at, dtype=np.int64)
+        keep = ~alone
+        ns[rows[keep]] = stamped[keep]
+        ok[rows[keep]] = True
+        forms[rows[keep]] = np.array([form_of[x] for x in suffix], dtype=object)[keep]
+        slow += rows[alone].tolist()
+    for i in slow:
+        stamp, problem = read(values[i], tz)
+        if stamp is None:
+            problems[i] = problem
         else:
-            at.append(i)
-            wall.append(v[:19])
-            suffix.append(m.group(1))
-    if not at:
-        return out
-    try:
-        seconds = np.array(wall, dtype="datetime64[s]").astype(np.int64)
-    except ValueError:  # a day that does not exist (02-30) among them: each is read alone
-        for i in at:
-            out[i] = read(values[i], tz)
-        return out
-    offsets = np.zeros(len(at), dtype=np.int64)
-    naive = np.array([x is None for x in suffix], dtype=bool)
-    for j in np.flatnonzero(~naive).tolist():
-        x = suffix[j]
-        if x != "Z":
-            offsets[j] = (1 if x[0] == "+" else -1) * (int(x[1:3]) * 3600 + int(x[4:6]) * 60)
-    slow = np.zeros(len(at), dtype=bool)
-    if naive.any():
-        hours = seconds[naive] // 3600
-        known = {h: _hour_offset(h, tz) for h in np.unique(hours).tolist()}
-        found = np.array([known[h] for h in hours.tolist()], dtype=object)
-        slow[naive] = found == None  # noqa: E711 - elementwise: an hour in which the offset changes
-        offsets[naive] = np.where(found == None, 0, found).astype(np.int64)  # noqa: E711
-    ns = (seconds - offsets) * NS_PER_SEC
-    slow |= (ns < EARLIEST_NS) | (ns >= LATEST_NS)  # `read` words the range
-    texts: dict[int, str] = {}  # one text per offset: a million stamps share a handful of strings
-    forms = ["" if x is None else "Z" if x == "Z" else texts.get(o) or texts.setdefault(o, _offset_text(timedelta(seconds=o)))
-             for x, o in zip(suffix, offsets.tolist())]
-    for i, n, form, s in zip(at, ns.tolist(), forms, slow.tolist()):
-        out[i] = read(values[i], tz) if s else (Stamp(ns=n, form=form), None)
-    return out
+            ns[i], ok[i], forms[i] = stamp.ns, True, stamp.form
+    return Column(ns, ok, forms, problems)
+
+
+def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str] | None]]:
+    """`read` of every value, the same results (`read_column`, as `read` answers)."""
+    return read_column(values, tz).stamps()
 
 
 def _hour_offset(hour: int, tz: str) -> int | None:
