@@ -579,3 +579,23 @@ def test_generate_writes_the_folder_and_refuses_too_few_rows(tmp_path):
     assert len((tmp_path / "interaction_events.jsonl").read_text(encoding="utf-8").splitlines()) == 50
     assert len(json.loads((tmp_path / "malformed.json").read_text())["surface_catalog"]) == 3
     assert main(["generate", "retry", "--rows", "3", "--out", str(tmp_path / "x")]) == 2
+
+
+def test_judge_holds_the_cycle_collector_while_it_runs_and_gives_it_back(tmp_path, monkeypatch):
+    import gc
+
+    from orchestration.cli import main
+    from rules.common import jsonl
+
+    seen = []
+    write = jsonl.write_jsonl
+
+    def watched(path, rows):
+        seen.append(gc.isenabled())
+        return write(path, rows)
+
+    monkeypatch.setattr(jsonl, "write_jsonl", watched)
+    assert gc.isenabled()
+    assert main(["judge", "live_pick", "--input", str(SAMPLE), "--out", str(tmp_path / "v.jsonl")]) == 0
+    assert seen == [False]
+    assert gc.isenabled()
