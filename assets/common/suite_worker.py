@@ -44,9 +44,10 @@ class SuiteWorker:
         ours, theirs = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         try:
-            # its stdout is this process's stderr: whatever GX prints stays out of a CLI's output
+            # its stdout is this process's standard error (file descriptor 2, whatever `sys.stderr`
+            # has been replaced with, as a Celery worker does): what GX prints stays out of any output
             self.proc = subprocess.Popen([sys.executable, "-m", __name__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
-                                         stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(), env=env)
+                                         stdin=subprocess.DEVNULL, stdout=2, env=env)
         finally:
             theirs.close()
         self.conn = Connection(ours.detach())
@@ -54,8 +55,11 @@ class SuiteWorker:
 
     def ready(self) -> bool:
         """Whether GX is imported in the helper (without waiting)."""
-        if not self.warm and self.proc.poll() is None and self.conn.poll(0):
-            self.warm = self.conn.recv() == READY
+        try:
+            if not self.warm and self.proc.poll() is None and self.conn.poll(0):
+                self.warm = self.conn.recv() == READY
+        except (OSError, EOFError):  # it died as it was asked
+            return False
         return self.warm and self.proc.poll() is None
 
     def run_suite(self, name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict]]) -> list[quality.Outcome]:
@@ -95,7 +99,7 @@ def prepare() -> None:
             return
         try:
             _worker = SuiteWorker()
-        except OSError:
+        except Exception:  # noqa: BLE001 - the helper only saves time: a step never fails for it
             log.warning("could not start the validation helper; suites run in this process", exc_info=True)
 
 
@@ -111,9 +115,12 @@ def run_suite(name: str, frame: pd.DataFrame, expectations: list[tuple[str, dict
         if worker is not None:
             try:
                 return worker.run_suite(name, frame, expectations)
-            except (OSError, EOFError):
-                log.warning("the validation helper stopped; suite %s runs in this process", name, exc_info=True)
+            except SuiteError:
+                raise
+            except Exception:  # noqa: BLE001 - the helper gone or the frame not sent: the suite runs here
+                log.warning("the validation helper failed; suite %s runs in this process", name, exc_info=True)
                 _worker = None
+                worker.stop(kill=True)
         return quality.run_suite(name, frame, expectations)
 
 

@@ -118,3 +118,36 @@ def test_the_helper_exits_with_the_process_that_started_it(tmp_path):
         time.sleep(0.1)
     else:
         raise AssertionError(f"the helper {pid} outlived the process that started it")
+
+
+def test_a_helper_starts_where_sys_stderr_is_no_file(monkeypatch):
+    class LoggingProxy:  # what a Celery worker puts in place of sys.stderr: no fileno
+        def write(self, text):
+            return len(text)
+
+    monkeypatch.setattr(sys, "stderr", LoggingProxy())
+    monkeypatch.setattr(suite_worker, "_gx_imported", lambda: False)
+    monkeypatch.setattr(suite_worker, "_worker", None)
+    suite_worker.prepare()
+    worker = suite_worker._worker
+    try:
+        assert worker is not None and worker.proc.poll() is None
+        _wait_ready(worker)
+        name, expectations = SUITE
+        assert suite_worker.run_suite(name, _failing_frame(), expectations) == run_suite(name, _failing_frame(), expectations)
+    finally:
+        if worker is not None:
+            worker.stop(kill=True)
+
+
+def test_a_helper_that_cannot_start_never_fails_the_step(monkeypatch):
+    def broken(*args, **kwargs):
+        raise AttributeError("no fileno")
+
+    monkeypatch.setattr(suite_worker.subprocess, "Popen", broken)
+    monkeypatch.setattr(suite_worker, "_gx_imported", lambda: False)
+    monkeypatch.setattr(suite_worker, "_worker", None)
+    suite_worker.prepare()
+    assert suite_worker._worker is None
+    name, expectations = SUITE
+    assert suite_worker.run_suite(name, _chat(), expectations) == run_suite(name, _chat(), expectations)
