@@ -264,7 +264,9 @@ def run_rate(tmp: Path, rate: float, windows: int, characters: int, with_sensor:
            "lines_per_window": int(rate / characters * WINDOW), "p50": quantile(lat, 0.5), "p95": quantile(lat, 0.95),
            "max": max(lat) if lat else float("nan"),
            "sent_to_received_ms": quantile([(recv - f["window_end_ns"]) / 1e6 - f["latency_ms"] for recv, f in got.values()], 0.5),
+           "pushed_p95": quantile([f["latency_ms"] for _, f in got.values()], 0.95),
            "latencies_ms": {f"{f['character_id']}/{f['window_start']}": round((recv - f["window_end_ns"]) / 1e6, 1) for recv, f in got.values()},
+           "pushed_ms": {f"{f['character_id']}/{f['window_start']}": f["latency_ms"] for _, f in got.values()},
            "killed": killed, "replay_errors": replay_errors, **counts(service.url)}
     out["accounted"] = out["judged"] + out["quarantined"] - out["duplicates"] + out["late"]
     if sensor_engine is not None:
@@ -293,7 +295,7 @@ def main() -> None:
             results.append(r)
             print(f"{int(rate):>5} lines/s ({r['characters']} characters × {r['lines_per_window']} lines a window"
                   f"{', killed and restarted' if r['killed'] else ''}): windows {r['windows']} ({r['full_windows']} full)  "
-                  f"end → frame received p50 {r['p50']:.0f} ms  p95 {r['p95']:.0f} ms  max {r['max']:.0f} ms (pushed → received p50 {r['sent_to_received_ms']:.0f} ms)  |  "
+                  f"end → frame received p50 {r['p50']:.0f} ms  p95 {r['p95']:.0f} ms  max {r['max']:.0f} ms (end → frame pushed p95 {r['pushed_p95']:.0f} ms, pushed → received p50 {r['sent_to_received_ms']:.0f} ms)  |  "
                   f"sent {r['sent']}  judged {r['judged']}  quarantined {r['quarantined']} (duplicates of resent frames {r['duplicates']})  "
                   f"late {r['late']}  → accounted {r['accounted']} of {r['sent']}", flush=True)
             if r["replay_errors"]:

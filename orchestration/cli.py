@@ -608,7 +608,8 @@ def cmd_serve(args) -> int:
         writer(config.summaries)
     except ValueError as exc:
         raise UsageError(f"--summary {config.summaries}: {exc}") from None
-    uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio")
+    uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio",
+                ws_per_message_deflate=config.compress_frames)
     return EXIT_OK
 
 

@@ -9,48 +9,35 @@ same. When the first suite comes before the helper is warm (a small day), the he
 stopped and the suites run here, as they would without it; once GX is imported here, no helper
 is started again. A helper that cannot start, or dies, also leaves the suites to this process.
 
-The helper is a fresh interpreter (`python -m assets.common.suite_worker FD`), not a fork: a
-forked copy of a run process makes every page the run then writes a copy-on-write fault. It
-exits when its socket closes, so it never outlives the process that started it.
+The helper is a fresh interpreter (`helper_process.HelperProcess`), not a fork: a forked copy
+of a run process makes every page the run then writes a copy-on-write fault. It exits when its
+socket closes, so it never outlives the process that started it.
 """
 
 from __future__ import annotations
 
 import atexit
 import logging
-import os
-import socket
-import subprocess
 import sys
 import threading
 import traceback
-from multiprocessing.connection import Connection
 
 import pandas as pd
 
 from assets.common import quality
+from assets.common.helper_process import HelperProcess, serve_socket
 
 log = logging.getLogger(__name__)
 READY = "ready"
-STOP_WAIT_S = 5.0
 
 
 class SuiteError(RuntimeError):
     """A suite raised in the helper; the message holds its traceback."""
 
 
-class SuiteWorker:
+class SuiteWorker(HelperProcess):
     def __init__(self) -> None:
-        ours, theirs = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        try:
-            # its stdout is this process's standard error (file descriptor 2, whatever `sys.stderr`
-            # has been replaced with, as a Celery worker does): what GX prints stays out of any output
-            self.proc = subprocess.Popen([sys.executable, "-m", __name__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
-                                         stdin=subprocess.DEVNULL, stdout=2, env=env)
-        finally:
-            theirs.close()
-        self.conn = Connection(ours.detach())
+        super().__init__(__name__)
         self.warm = False
 
     def ready(self) -> bool:
@@ -70,17 +57,6 @@ class SuiteWorker:
         if status != "ok":
             raise SuiteError(f"suite {name} failed in the validation helper:\n{value}")
         return value
-
-    def stop(self, kill: bool = False) -> None:
-        """Close the socket and wait for the helper to exit; `kill`: at once (it may be mid-import)."""
-        self.conn.close()
-        if kill:
-            self.proc.kill()
-        try:
-            self.proc.wait(STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 _worker: SuiteWorker | None = None
@@ -130,9 +106,8 @@ def _stop() -> None:
         _worker.stop()
 
 
-def _serve(fd: int) -> None:
+def _serve(conn) -> None:
     """The helper: GX imported at once, then one suite per request until the socket closes."""
-    conn = Connection(fd)
     try:
         quality.warm()
     except Exception:  # noqa: BLE001 - each suite then reports the failure itself
@@ -151,4 +126,4 @@ def _serve(fd: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]))
+    _serve(serve_socket(sys.argv)[0])

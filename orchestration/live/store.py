@@ -27,6 +27,7 @@ SQLite runs in WAL mode (readers do not block the writer); PostgreSQL as is.
 from __future__ import annotations
 
 import json
+import weakref
 from collections import Counter
 
 import pandas as pd
@@ -174,10 +175,18 @@ pickups = sa.Table(
 )
 
 
+_ENSURED: "weakref.WeakSet[sa.Engine]" = weakref.WeakSet()
+"""Engines whose tables this process has made or brought up to date: looked at once, not on every
+call (reflecting every table's columns costs a live window's opening about 13 ms)."""
+
+
 def ensure_tables(engine: sa.Engine) -> None:
+    if engine in _ENSURED:
+        return
     metadata.create_all(engine)
     _add_new_columns(engine)
     _add_new_indexes(engine)
+    _ENSURED.add(engine)
 
 
 def _add_new_indexes(engine: sa.Engine) -> None:

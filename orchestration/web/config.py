@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,3 +43,20 @@ class WebConfig:
     """Origins (scheme://host:port) allowed on the console socket besides the service's own."""
     history_windows: int = 30
     """Windows a console gets on first connect (without `after`)."""
+    judge_helper: bool = field(default_factory=lambda: (os.cpu_count() or 1) > 1)
+    """Judge about half of the windows that end together in a helper process, on another core
+    (`orchestration.web.live.judge_helper`); on by default where there is more than one core."""
+
+    @property
+    def compress_frames(self) -> bool:
+        """Whether sockets offer compressed frames (permessage-deflate): not on a loopback address,
+        where every console is on this machine. Deflating a 3 MB window frame costs the event loop
+        about 20 ms per console, which a console on this machine gets back in nothing; across a
+        network the frame shrinks about fortyfold."""
+        host = self.host.strip("[]")
+        if host == "localhost":
+            return False
+        try:
+            return not ipaddress.ip_address(host).is_loopback
+        except ValueError:  # a host name: whatever it resolves to
+            return True

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from assets.common import suite_worker
+from assets.common import helper_process, suite_worker
 from assets.common.quality import run_suite
 from assets.common.suite_worker import SuiteError, SuiteWorker
 from rules.live_pick.expectations import EXPECTATIONS
@@ -144,7 +144,7 @@ def test_a_helper_that_cannot_start_never_fails_the_step(monkeypatch):
     def broken(*args, **kwargs):
         raise AttributeError("no fileno")
 
-    monkeypatch.setattr(suite_worker.subprocess, "Popen", broken)
+    monkeypatch.setattr(helper_process.subprocess, "Popen", broken)
     monkeypatch.setattr(suite_worker, "_gx_imported", lambda: False)
     monkeypatch.setattr(suite_worker, "_worker", None)
     suite_worker.prepare()

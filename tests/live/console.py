@@ -85,6 +85,18 @@ class Service:
                 self.kill()
 
 
+def worker_service(tmp_path: Path, name: str, clock, **settings):
+    """A live service with no event loop: its worker's steps called one by one on a set clock
+    (`settings`: of its `WebConfig`; gold tags unless said)."""
+    from orchestration.web.config import WebConfig
+    from orchestration.web.live.service import LiveService
+
+    service = LiveService(WebConfig(**{"tags": "gold", "warehouse_url": f"sqlite:///{tmp_path / name}", **settings}), clock=clock)
+    service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
+    service._recover()
+    return service
+
+
 def sample_lines() -> list[str]:
     return [t for t in SAMPLE_CHAT.read_text(encoding="utf-8").split("\n") if t.strip()]
 

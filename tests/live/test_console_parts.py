@@ -14,6 +14,7 @@ from orchestration.web.live.clients import Hub
 from orchestration.web.live import records
 from orchestration.web.live.sockets import split_frame
 from orchestration.web.live.windows import merge_checks
+from tests.live.console import worker_service
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
 
@@ -138,22 +139,9 @@ def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before
     service.pool.shutdown()
 
 
-def _worker_service(tmp_path, name: str, clock):
-    """A live service with no event loop: its worker's steps called one by one on a set clock."""
-    from orchestration.web.config import WebConfig
-    from orchestration.web.live.service import LiveService
-
-    service = LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / name}"), clock=clock)
-    service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
-    service._recover()
-    return service
-
-
 def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(tmp_path, monkeypatch):
     """Finished and stored early (after its end, before end + grace), a window's result stands when nothing
     arrived since; a line that arrives in the grace makes it rank again, with that line."""
-    from orchestration.web.live import service as service_module
-
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     step = 30 * 10**9
     key = ("CH-0007", start)
@@ -163,15 +151,17 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
                            "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
                            "donation_amount": donation, "is_question": True, "note": None}, ensure_ascii=False)
 
+    from orchestration.web.live import ready as ready_module
+
     calls = []
-    real = service_module.finish
-    monkeypatch.setattr(service_module, "finish", lambda windows, *a: calls.append([w.key for w in windows]) or real(windows, *a))
+    real = ready_module.finish
+    monkeypatch.setattr(ready_module, "finish", lambda windows, *a: calls.append([w.key for w in windows]) or real(windows, *a))
     lines = [line(i, i, 0) for i in range(1, 6)]
     straggler = line(9, 29, 5000)  # sent inside the window, richest: it becomes the first pick
     frames = {}
     for name, late in (("quiet", []), ("straggler", [straggler])):
         now = [start + 10 * 10**9]
-        service = _worker_service(tmp_path, f"{name}.sqlite", lambda: now[0])
+        service = worker_service(tmp_path, f"{name}.sqlite", lambda: now[0])
         service._ingest(lines)
         now[0] = start + step + 50_000_000  # past the end and the settle, inside the 200 ms grace
         service._rank_early([key])
@@ -183,7 +173,7 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
         early_seq = service.early[key][1]["seq"]
         assert records.last_push_seq(service.engine) == early_seq, "stored in the grace"
         assert service.stored_push < early_seq, "not pushed yet: a late frame judged now would come before it"
-        frames[name] = service._finish([key])[0]
+        frames[name] = json.loads(records.window_json(service._finish([key])[0]))
         assert calls == ([[key]] if late else [])  # ranked again only for the straggler
         assert key not in service.early
         assert frames[name]["seq"] == records.last_push_seq(service.engine) >= early_seq  # the newest push
@@ -201,10 +191,10 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     assert picks["straggler"] == ["M-9", "M-1", "M-2"]
     # the same lines judged without early ranking give the same verdicts
     now = [start + 10 * 10**9]
-    fresh = _worker_service(tmp_path, "fresh.sqlite", lambda: now[0])
+    fresh = worker_service(tmp_path, "fresh.sqlite", lambda: now[0])
     fresh._ingest(lines + [straggler])
     now[0] = start + step + fresh.grace
-    assert fresh._finish([key])[0]["verdicts"] == frames["straggler"]["verdicts"]
+    assert json.loads(records.window_json(fresh._finish([key])[0]))["verdicts"] == frames["straggler"]["verdicts"]
     fresh.pool.shutdown()
 
 
@@ -222,16 +212,16 @@ def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing
                            "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
 
     now = [start + 10 * 10**9]
-    first = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    first = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     first._ingest([line(i, i) for i in range(1, 6)])
     now[0] = start + step + 50_000_000
     first._rank_early([key])
-    stored = first.early[key][1]
+    stored = json.loads(records.window_json(first.early[key][1]))
     first._ingest([line(9, 29)])  # acknowledged (landed), then the process dies
     first.pool.shutdown()
 
     now[0] = start + step + 10**9
-    second = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    second = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     assert key in second.finished and key not in second.open
     assert records.last_position(second.engine) >= (stored["seq"], 0), "counted as pushed at start: a resuming console gets it"
     frames = records.stored_frames(second.engine, 0, second.rules.timezone)
@@ -258,7 +248,7 @@ def test_a_copy_of_a_line_judged_long_ago_is_a_duplicate_though_only_open_window
                            "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
 
     now = [start + 10 * 10**9]
-    service = _worker_service(tmp_path, "w.sqlite", lambda: now[0])
+    service = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     service._ingest([line(1, 1), line(2, 2)])
     assert set(service.seen) == {"M-1", "M-2"}
     now[0] = start + step + service.grace
@@ -296,11 +286,11 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
         engine = sa.create_engine(url)
         store.ensure_tables(engine)
         params = records.verdict_params(key, rows, tags_of, {"M-1": 11, "M-2": 12})
-        stored = records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, rows, params, [], [],
-                                      key[1], lambda: key[1] + 31 * 10**9, AUDIT)
+        stored = records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, [r["msg_id"] for r in rows], params,
+                                      [], [], key[1], lambda: key[1] + 31 * 10**9, AUDIT)
         assert stored is not None
-        assert records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, rows, params, [], [],
-                                    key[1], lambda: key[1], AUDIT) is None  # judged once
+        assert records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, [r["msg_id"] for r in rows], params,
+                                    [], [], key[1], lambda: key[1], AUDIT) is None  # judged once
         frames = records.stored_frames(engine, 0, "Asia/Seoul")
         with engine.connect() as conn:
             tags = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.tags)).all())
@@ -312,13 +302,13 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
 def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():
     """The pushed text reuses each verdict row's stored text; parsed, it is the frame itself,
     Korean, escapes and an integer past 64 bits (which orjson refuses: stored by json) included."""
-    from rules.common.jsonl import compact
-
     rows = [{"msg_id": "M-1", "summary": "세계관 밖이라 넘김 \"</script>\"", "evidence": [{"value": 2**70}]},
             {"msg_id": "M-2", "summary": None, "rank_in_window": 1, "evidence": []}]
-    frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], rows, [], 7, "Asia/Seoul")
-    data = records.window_json(frame, [compact(r) for r in rows])
-    assert json.loads(data.decode("utf-8")) == json.loads(json.dumps(frame))
+    params = records.verdict_params(("CH-0007", 0), rows, {}, {"M-1": 1, "M-2": 2})
+    frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], records.stored_rows(params),
+                                 [], 7, "Asia/Seoul")
+    data = records.window_json(frame)
+    assert json.loads(data.decode("utf-8")) == json.loads(json.dumps({**frame, "verdicts": rows}))
 
 
 def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it_has_passed_it(tmp_path):
@@ -329,7 +319,7 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
 
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
-    service = _worker_service(tmp_path, "marks.sqlite", lambda: start + 10 * 10**9)
+    service = worker_service(tmp_path, "marks.sqlite", lambda: start + 10 * 10**9)
 
     def line(i: int, second: int, character: str = "CH-0007") -> str:
         return json.dumps({"msg_id": f"M-{i}", "character_id": character, "viewer_id": "VW-3320",
@@ -383,7 +373,7 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
     now = [start + 10 * 10**9]
-    service = _worker_service(tmp_path, "midway.sqlite", lambda: now[0])
+    service = worker_service(tmp_path, "midway.sqlite", lambda: now[0])
 
     def line(i: int, second: int) -> str:
         return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
@@ -430,7 +420,7 @@ def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out
     from orchestration.web.live.service import QUIET_MARGIN_S
 
     now = [1_793_491_200 * 10**9]
-    service = _worker_service(tmp_path, "quiet.sqlite", lambda: now[0])
+    service = worker_service(tmp_path, "quiet.sqlite", lambda: now[0])
     margin = int(QUIET_MARGIN_S * 1e9)
     assert service.quiet(), "no window open"
     service.next_end = now[0] + margin + 10**9

@@ -27,10 +27,17 @@ def window_frame(character_id: str, window_ns: int, window_start: str, window_en
     }
 
 
-def window_json(frame: dict, row_texts: list[str]) -> bytes:
-    """A window frame as UTF-8 JSON, its verdicts spliced in from their stored texts (`verdict_params`):
-    the frame's megabytes at 400 lines/s are not encoded a second time in the latency path."""
-    return orjson.dumps({**frame, "verdicts": [orjson.Fragment(t) for t in row_texts]})
+def window_json(frame: dict) -> bytes:
+    """A window frame as UTF-8 JSON. A live frame's verdicts are their stored texts (`stored_rows`),
+    spliced in as they are: the frame's megabytes at 400 lines/s are not encoded a second time in
+    the latency path."""
+    return orjson.dumps(frame)
+
+
+def stored_rows(params: list[dict]) -> list[orjson.Fragment]:
+    """The verdict rows of `verdict_params` as a frame carries them: their JSON texts, written into
+    the frame's JSON as they are (`window_json`)."""
+    return [orjson.Fragment(p["row"]) for p in params]
 
 
 def checks_json(results: list[CheckResult]) -> list[dict]:
@@ -111,10 +118,10 @@ def insert_verdicts(conn: sa.Connection, params: list[dict]) -> None:
     conn.exec_driver_sql(sql, [tuple(p.values()) for p in params])
 
 
-def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, rows: list[dict],
+def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: int, lines: int, msg_order: list[str],
                  params: list[dict], checks: list[dict], quarantined: list[dict], judged_ns: int, clock,
                  audit: dict, replacing: int | None = None) -> tuple[int, float] | None:
-    """Verdicts (`params`: `verdict_params` of `rows`), the window row (close → stored latency),
+    """Verdicts (`params`: `verdict_params` of the rows, `msg_order` their msg_ids in push order), the window row (close → stored latency),
     its audit row (as a Dagster run writes one) and the push record, in one transaction.
 
     `replacing`: the push this service stored for the window in its grace and never pushed (a
@@ -137,10 +144,10 @@ def store_window(engine: sa.Engine, key: Key, window_start: str, window_end_ns: 
         conn.execute(store.windows.insert(), {
             "character_id": key[0], "window_ns": key[1], "window_start": window_start, "window_end_ns": window_end_ns,
             "judged_ns": judged_ns, "stored_ns": stored_ns, "latency_ms": latency, "lines": lines, "run_id": store.LIVE_SERVICE})
-        conn.execute(store.audit.insert(), store.audit_row(key, audit, lines, len(rows), len(quarantined), latency))
+        conn.execute(store.audit.insert(), store.audit_row(key, audit, lines, len(msg_order), len(quarantined), latency))
         push = conn.execute(store.pushes.insert().returning(store.pushes.c.push_seq), {
             "character_id": key[0], "window_ns": key[1], "checks": checks, "quarantined": quarantined,
-            "msg_order": [r["msg_id"] for r in rows], "pushed_ms": None}).scalar_one()
+            "msg_order": msg_order, "pushed_ms": None}).scalar_one()
     return int(push), latency
 
 
@@ -158,9 +165,11 @@ def unstore_window(conn: sa.Connection, key: Key, push_seq: int) -> None:
     conn.execute(sa.delete(store.pushes).where(store.pushes.c.push_seq == push_seq))
 
 
-def set_pushed(engine: sa.Engine, push_seq: int, latency_ms: float) -> None:
+def set_pushed(engine: sa.Engine, pushed: list[tuple[int, float]]) -> None:
+    """Window pushes' end → sent latencies: (push sequence, ms) each, in one transaction."""
     with engine.begin() as conn:
-        conn.execute(sa.update(store.pushes).where(store.pushes.c.push_seq == push_seq).values(pushed_ms=latency_ms))
+        for push_seq, latency_ms in pushed:
+            conn.execute(sa.update(store.pushes).where(store.pushes.c.push_seq == push_seq).values(pushed_ms=latency_ms))
 
 
 def push_seq_of(engine: sa.Engine, character_id: str, window_start: str) -> int | None:
@@ -309,3 +318,13 @@ def window_lines(engine: sa.Engine, key: Key) -> tuple[int, list[dict]]:
         rows = conn.execute(sa.select(l.c.msg_id, q.c.reason_code, q.c.reason).join(q, q.c.seq == l.c.seq)
                             .where(q.c.character_id == key[0], q.c.window_ns == key[1]).order_by(q.c.seq)).all()
     return int(n), [{"msg_id": m, "reason_code": c, "reason": r} for m, c, r in rows]
+
+
+def landing_texts(engine: sa.Engine, seqs: list[int]) -> list[str]:
+    """The landing texts of these lines, in the order of `seqs` (every one must be in the table)."""
+    found: dict[int, str] = {}
+    with engine.connect() as conn:
+        for i in range(0, len(seqs), 500):  # bounded IN lists
+            part = seqs[i:i + 500]
+            found.update(conn.execute(sa.select(store.landing.c.seq, store.landing.c.text).where(store.landing.c.seq.in_(part))).all())
+    return [found[s] for s in seqs]

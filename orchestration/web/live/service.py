@@ -12,22 +12,26 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
 from assets.resources.warehouse import _engine, checkpoint
 from orchestration.live import sheets, store
-from orchestration.live.judge import references, versioned_sheet, window_audit
+from orchestration.live.judge import references, versioned_sheet
 from orchestration.web.config import WebConfig
 from orchestration.web.live import records
 from orchestration.web.live.clients import Client, Hub
-from orchestration.web.live.windows import Key, References, Window, add_lines, finish, judge_late, prepare
+from orchestration.web.live.judge_helper import JudgeHelper
+from orchestration.web.live.ready import Ready, finish_ready
+from orchestration.web.live.windows import Key, References, Window, add_lines, judge_late, prepare
 from rules.common import timestamps
 from rules.common.collector import cycle_collection_paused
 from rules.common.gates import DUPLICATE_ID
@@ -134,8 +138,10 @@ class LiveService:
         """msg_id → landing seq of the lines absorbed whose window is still open: a later copy is a
         duplicate. Lines of finished windows and late lines are looked up in the store instead
         (`records.judged_seqs`), so this holds only the open windows' lines, however long the broadcast."""
-        self.row_texts: dict[int, list[str]] = {}
-        """Stored windows not yet pushed: their verdict rows' texts as stored, by push sequence."""
+        self.helper: JudgeHelper | None = None
+        """The judging helper process (`judge_helper`), once started and while it works."""
+        self.remote: set[Key] = set()
+        """Open windows the helper judges (their lines and ranking live there)."""
         self.refs: References | None = None
         self.stored_push = 0
         """The last window push stored: a late frame judged now is pushed after it."""
@@ -152,6 +158,9 @@ class LiveService:
         turns, so it stays on a window until that one is out (read by `quiet` from other threads)."""
         self.published = (0, 0)
         """The place in push order of the last frame pushed (stored ones further on come live)."""
+        self.unrecorded: list[tuple[int, float]] = []
+        """Window pushes (push sequence, end → sent latency) whose latency is not stored yet: stored
+        together once the frames are out (`_record_pushes`), not one transaction per frame beside the sending."""
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
         self._tasks: list[asyncio.Task] = []
 
@@ -160,6 +169,8 @@ class LiveService:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         opened = await self.run(self._recover)
+        if self.config.judge_helper:
+            await self.run(self._start_helper)
         self.deadlines.update(opened)
         self.next_end = min(opened.values()) - self.grace if opened else None
         self.published = await self.run(records.last_position, self.engine)
@@ -172,7 +183,10 @@ class LiveService:
         for t in self._tasks:
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._record_pushes()
         self.pool.shutdown(wait=True)
+        if self.helper is not None:
+            self.helper.stop()
 
     async def run(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
@@ -209,8 +223,9 @@ class LiveService:
                     await self._finish_due()
                     # The frames go out before the worker takes the next batch: two threads
                     # busy at once would pass the interpreter lock back and forth on every
-                    # system call the sending makes.
+                    # system call the sending makes. Their push latencies are stored then too.
                     await self.hub.sent(SEND_WAIT_S)
+                    await self._record_pushes()
                     continue
                 lines = sum(len(ts) for _, _, ts in pending)
                 flush_at = started + int(COALESCE_S * 1e9)
@@ -390,6 +405,8 @@ class LiveService:
             if key is not None and key not in self.open and key not in self.finished:
                 self.open[key] = Window(key, self.refs)
                 out.opened[key] = key[1] + self.step + self.grace
+                if self._hands_over(key):
+                    self.remote.add(key)
             refs = self.open[key].refs if key in self.open else self.refs
             refs_by_id[id(refs)] = refs
             groups.setdefault(id(refs), []).append(r)
@@ -429,7 +446,7 @@ class LiveService:
                         del self.seen[m]
                 else:
                     batch[key] = part
-            add_lines(batch, self.open, refs_by_id[rid], self.rules, self.tagger)
+            self._add_lines(batch, refs_by_id[rid])
             shown = chat.tail(CHAT_SHOWN)
             out.chat += [{"msg_id": m, "character_id": c, "viewer_id": v, "sent_at": s, "body": b, "donation_amount": int(d),
                           "window_ns": int(w)} for m, c, v, s, b, d, w in zip(
@@ -471,6 +488,14 @@ class LiveService:
         # the next window ends 30 s from now: time to spare, once the frames are out
         self.loop.call_later(TIDY_AFTER_S, self._tidy_soon)
 
+    async def _record_pushes(self) -> None:
+        pushed, self.unrecorded = self.unrecorded, []
+        if pushed:
+            try:
+                await self.run(records.set_pushed, self.engine, pushed)
+            except Exception:  # noqa: BLE001 - the stored latency stands in for these pushes'
+                log.exception("recording push latencies failed")
+
     def _tidy_soon(self) -> None:
         try:
             self.pool.submit(self._tidy)
@@ -495,8 +520,8 @@ class LiveService:
         windows = [self.open[k] for k in keys if k in self.open]
         judged_ns = self.clock()
         with cycle_collection_paused():
-            for window, fin in zip(windows, finish(windows, self.rules, self.writer)):
-                self.early[window.key] = (window.lines, self._store(window, fin, judged_ns))
+            self._finish_each(windows, lambda window, ready: self.early.__setitem__(
+                window.key, (window.lines, self._store(window, ready, judged_ns))))
         lines = sum(w.lines for w in windows)
         if lines:
             took = (self.clock() - judged_ns) / lines
@@ -525,48 +550,44 @@ class LiveService:
         frames = sorted((early[k][1] for k in stands if early[k][1]), key=lambda f: f["seq"])
         for frame in frames:
             self._push(frame)
-        for window, fin in zip(again, finish(again, self.rules, self.writer) if again else []):
+
+        def push(window: Window, ready: Ready) -> None:
             stale = early.get(window.key, (0, None))[1]
-            if stale:
-                self.row_texts.pop(stale["seq"])  # before storing: SQLite may give the new push the same number
-            frame = self._store(window, fin, now, replacing=stale["seq"] if stale else None)
+            frame = self._store(window, ready, now, replacing=stale["seq"] if stale else None)
             if frame:
                 self._push(frame)
                 frames.append(frame)
+
+        self._finish_each(again, push)
         for w in done:  # stored (or judged by a Dagster run): their ids are looked up there from now on
             for m in w.seq_of:
                 self.seen.pop(m, None)
+        self._close_remote([w.key for w in done])
         return frames
 
-    def _store(self, window: Window, fin, judged_ns: int, replacing: int | None = None) -> dict | None:
+    def _store(self, window: Window, ready: Ready, judged_ns: int, replacing: int | None = None) -> dict | None:
         """Store a finished window (one transaction); its frame, or None when a Dagster run judged it first."""
         key = window.key
-        params = records.verdict_params(key, fin.rows, window.tags_of, window.seq_of)
-        checks = records.checks_json(fin.checks)
         end = key[1] + self.step
-        audit = window_audit(fin.rows, fin.checks, {r["msg_id"]: key for r in fin.rows}, canonical(self.config.tags),
-                             self.config.summaries, [key])[key]
-        stored = records.store_window(self.engine, key, fin.window_start, end, window.lines, fin.rows, params,
-                                      checks, window.quarantined, judged_ns, self.clock, audit, replacing)
+        stored = records.store_window(self.engine, key, ready.window_start, end, window.lines, ready.msg_order, ready.params,
+                                      ready.checks, window.quarantined, judged_ns, self.clock, ready.audit, replacing)
         if stored is None:
             log.warning("window %s %s was already judged elsewhere; not pushed", *key)
             return None
-        frame = records.window_frame(key[0], key[1], fin.window_start, end, window.lines, 0.0, checks, fin.rows,
-                                     window.quarantined, stored[0], self.rules.timezone)
-        self.row_texts[stored[0]] = [p["row"] for p in params]
-        return frame
+        return records.window_frame(key[0], key[1], ready.window_start, end, window.lines, 0.0, ready.checks,
+                                    records.stored_rows(ready.params), window.quarantined, stored[0], self.rules.timezone)
 
     def _push(self, frame: dict) -> None:
         """Out at once, not after its neighbours; late frames judged from now on come after it."""
         self.stored_push = max(self.stored_push, frame["seq"])
-        self.loop.call_soon_threadsafe(self._publish_window, frame, self.row_texts.pop(frame["seq"]))
+        self.loop.call_soon_threadsafe(self._publish_window, frame)
 
-    def _publish_window(self, frame: dict, row_texts: list[str]) -> None:
+    def _publish_window(self, frame: dict) -> None:
         frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
         self.counts["windows"] += 1
         self.counts["judged"] += len(frame["verdicts"])
-        self._remember(frame, records.window_json(frame, row_texts))
-        self.pool.submit(records.set_pushed, self.engine, frame["seq"], frame["latency_ms"])
+        self._remember(frame, records.window_json(frame))
+        self.unrecorded.append((frame["seq"], frame["latency_ms"]))
 
     def _remember(self, frame: dict, data: bytes) -> None:
         """Push a window or late frame (`data`: its UTF-8 JSON), keeping it for consoles that resume."""
@@ -577,6 +598,100 @@ class LiveService:
             self.recent_bytes -= len(self.recent.popitem(last=False)[1])
         self.published = max(self.published, at)
         self.hub.publish(data.decode(), at)
+
+    # -- the judging helper -----------------------------------------------------------------------
+
+    def _start_helper(self) -> None:
+        """Start the judging helper (`judge_helper`); windows go to it once it has loaded its tagger."""
+        try:
+            rules = str(self.config.rules_config) if self.config.rules_config else None
+            self.helper = JudgeHelper(rules, self.config.tags, self.config.summaries)
+        except Exception:  # noqa: BLE001 - the helper only saves time: without it every window is judged here
+            log.warning("could not start the judging helper; every window is judged here", exc_info=True)
+
+    def _hands_over(self, key: Key) -> bool:
+        """Whether a window opening now goes to the helper: when it is ready and judges fewer of the
+        windows ending with this one than the worker does (windows that end together are split in two)."""
+        if self.helper is None:
+            return False
+        try:
+            if not self.helper.ready():
+                return False
+        except Exception:  # noqa: BLE001 - it died while loading
+            self._lose_helper()
+            return False
+        same = [k for k in self.open if k[1] == key[1] and k != key]
+        remote = sum(k in self.remote for k in same)
+        return len(same) - remote > remote
+
+    def _add_lines(self, batch: dict[Key, pd.DataFrame], refs: References) -> None:
+        """`add_lines` here for the worker's windows; the helper's windows' lines are sent to it."""
+        add_lines({k: p for k, p in batch.items() if k not in self.remote}, self.open, refs, self.rules, self.tagger)
+        remote = {k: p for k, p in batch.items() if k in self.remote}
+        if not remote:
+            return
+        for key, part in remote.items():  # the lines to rebuild the window from, should the helper fail
+            self.open[key].seq_of.update(zip(part["msg_id"], part["line"].astype("int64").tolist()))
+        try:
+            self.helper.add(remote, refs)
+        except Exception:  # noqa: BLE001 - its windows (these lines included) are rebuilt here
+            self._lose_helper()
+
+    def _finish_each(self, windows: list[Window], then: Callable[[Window, Ready], None]) -> None:
+        """Finish windows (`finish_ready`), in window-end order: of those ending together, the helper's
+        are finished there while the worker finishes its own, and `then(window, ready)` is called on
+        each as soon as it is ready, the worker's first (stored while the helper still judges)."""
+        tagger, summaries = canonical(self.config.tags), self.config.summaries
+        rest = sorted(windows, key=lambda w: w.key[1])  # not finished yet: rebuilt here should the helper fail
+        for _, group in itertools.groupby(list(rest), key=lambda w: w.key[1]):
+            group = list(group)
+            remote = [w for w in group if w.key in self.remote]
+            if remote:
+                try:
+                    self.helper.ask(remote)
+                except Exception:  # noqa: BLE001 - rebuilt here, and finished with the others
+                    self._lose_helper(rest)
+                    remote = []
+            local = [w for w in group if w.key not in self.remote]
+            for window, ready in zip(local, finish_ready(local, self.rules, self.writer, tagger, summaries)):
+                then(window, ready)
+            if remote:
+                try:
+                    answer = {r.key: r for r in self.helper.answer()}
+                except Exception:  # noqa: BLE001 - rebuilt and finished here
+                    self._lose_helper(rest)
+                    answer = {r.key: r for r in finish_ready(remote, self.rules, self.writer, tagger, summaries)}
+                for window in remote:
+                    then(window, answer[window.key])
+            rest = rest[len(group):]
+
+    def _close_remote(self, keys: list[Key]) -> None:
+        """Windows pushed: the helper drops those it held, and reference versions no open window of its uses."""
+        gone = [k for k in keys if k in self.remote]
+        self.remote.difference_update(gone)
+        if gone and self.helper is not None:
+            try:
+                self.helper.close(gone, {self.open[k].refs.version for k in self.remote} | {self.refs.version})
+            except Exception:  # noqa: BLE001 - its remaining windows are rebuilt here
+                self._lose_helper()
+
+    def _lose_helper(self, windows: list[Window] = ()) -> None:
+        """The helper failed: stopped, and every window it held (the open ones, and `windows` being
+        finished) rebuilt here from its lines in the landing table, as they were gated when they came."""
+        log.error("the judging helper failed; its %d windows are judged here from now on", len(self.remote), exc_info=True)
+        helper, self.helper = self.helper, None
+        if helper is not None:
+            helper.stop(kill=True)
+        held = [*(self.open[k] for k in self.remote if k in self.open), *(w for w in windows if w.key in self.remote)]
+        self.remote = set()
+        for window in {id(w): w for w in held}.values():
+            seqs = sorted(window.seq_of.values())
+            if not seqs:
+                continue
+            lines = pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing", "line": pd.array(seqs, dtype="int64"),
+                                  "text": records.landing_texts(self.engine, seqs)})
+            chat = prepare(lines, window.refs, self.rules).chat
+            add_lines({window.key: chat}, {window.key: window}, window.refs, self.rules, self.tagger)
 
     # -- consoles ---------------------------------------------------------------------------------
 
