@@ -92,12 +92,14 @@ class Service:
                                       "--grace-ms", "200"], cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.time() + 120
-        while time.time() < deadline:
+        while time.time() < deadline:  # serving, and its judging helper loaded (or off, or failed)
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2)
-                return
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/live/status", timeout=2) as r:
+                    if json.loads(r.read())["judge_helper"] != "starting":
+                        return
             except OSError:
-                time.sleep(0.2)
+                pass
+            time.sleep(0.2)
         raise RuntimeError("verdicts serve did not start")
 
     def kill(self) -> None:

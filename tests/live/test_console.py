@@ -120,6 +120,25 @@ def test_a_late_line_never_changes_its_window_and_is_judged_in_a_follow_up(sampl
     assert refused.value.code == 404  # a late line is not part of any window's verdicts
 
 
+def test_the_status_names_the_judging_helper_and_counts_what_was_judged(sample_run):
+    service, _, _, _, frames = sample_run
+    with urllib.request.urlopen(service.http + "/live/status") as r:
+        status = json.loads(r.read())
+    assert status["judge_helper"] in ("ready", "starting", "off")  # on by default where there is more than one core
+    assert status["windows"] >= 1 and status["judged"] >= 1 and status["open_windows"] >= 0
+
+
+def test_a_console_on_the_loopback_address_is_sent_frames_uncompressed(sample_run):
+    """The client offers compression (as browsers do); `verdicts serve` on 127.0.0.1 declines it."""
+    service = sample_run[0]
+
+    async def negotiated():
+        async with websockets.connect(service.ws + "/ws/windows?after=x/y", compression="deflate") as ws:
+            return ws.protocol.extensions
+
+    assert asyncio.run(negotiated()) == []
+
+
 def test_every_finished_window_has_its_audit_row_with_the_windows_counts(sample_run):
     """One audit row per window the service finished, written with the window: what the Dagster
     record shows for it; late lines are counted on their window's row as they are recorded."""

@@ -450,3 +450,51 @@ def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out
 
     _warm(type("State", (), {"runs": Runs()})(), quiet, wait_s=0)
     assert loaded == [("a", 3), ("b", 4), ("c", 6)], "each run waits until it is quiet"
+
+
+def test_sockets_offer_compression_only_off_the_loopback_address():
+    """A console on this machine gets nothing back for a deflated 3 MB frame; one across a network does."""
+    from orchestration.web.config import WebConfig
+
+    for host in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"):
+        assert not WebConfig(host=host).compress_frames, host
+    for host in ("0.0.0.0", "192.168.0.10", "::", "verdicts.example"):
+        assert WebConfig(host=host).compress_frames, host
+
+
+def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line_after_that_is_late(tmp_path):
+    """Windows that end together take longer than the grace to finish: a window found due with no line
+    of its among the frames arrived (`_clear`) goes out as soon as it is stored — cleared before or
+    after its store — and a line of it absorbed after that is judged late, never in the pushed window."""
+    start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
+    step = 30 * 10**9
+    key = ("CH-0007", start)
+
+    def line(i: int, second: int) -> str:
+        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+
+    for cleared_first in (True, False):
+        now = [start + 10 * 10**9]
+        service = worker_service(tmp_path, f"out_{cleared_first}.sqlite", lambda: now[0])
+        service._ingest([line(i, i) for i in range(1, 6)])
+        now[0] = start + step + service.grace  # due while the worker finishes it
+        if cleared_first:
+            service._clear({key})
+            assert service.counts["windows"] == 0, "nothing stored yet: nothing pushed"
+        service._rank_early([key])
+        assert service.counts["windows"] == int(cleared_first), "pushed as soon as stored, once cleared"
+        if not cleared_first:
+            service._clear({key})
+        assert service.counts["windows"] == 1 and key in service.out_early
+        seq = service.early[key][1]["seq"]
+        assert service.stored_push == seq
+        service._ingest([line(9, 29)])  # sent inside the window, absorbed after it went out
+        assert service._finish([key]) == [], "not pushed again, nor finished again"
+        assert service.counts["windows"] == 1 and key not in service.out_early and key in service.finished
+        with service.engine.connect() as conn:
+            assert sorted(conn.execute(sa.select(store.verdicts.c.msg_id)).scalars()) == [f"M-{i}" for i in range(1, 6)]
+            assert conn.execute(sa.select(store.late.c.msg_id)).scalars().all() == ["M-9"]
+            assert conn.execute(sa.select(sa.func.count()).select_from(store.pushes)).scalar_one() == 1
+        service.pool.shutdown()

@@ -78,6 +78,7 @@ def judged_here(tmp_path_factory):
 
 def test_windows_judged_by_the_helper_are_those_the_service_judges(tmp_path, judged_here):
     service = _service(tmp_path, "helper.sqlite", helper=True)
+    assert service.helper_state() == "ready"
     _ingest(service, _lines())
     shared = [k for k in service.open if k[1] == START]
     assert len(shared) == 4 and sum(k in service.remote for k in shared) == 2, "windows that end together are split in two"
@@ -98,6 +99,7 @@ def test_a_helper_that_dies_hands_its_windows_back_whole(tmp_path, judged_here):
     assert held
     service.helper.proc.kill()
     service.helper.proc.wait()
+    assert service.helper_state() == "failed", "found dead: its windows are rebuilt here"
     _ingest(service, lines[len(lines) // 2:])
     got = _judged(service)
     assert service.helper is None and not service.remote

@@ -1,6 +1,7 @@
 """The live console: chat in over `/ws/ingest`, finished windows out over `/ws/windows`, the page at `/live`.
 
 - `service`: the long-running judge (worker thread, wall-clock windows, start-up recovery);
+  `judge_helper` and `ready`: the helper process that judges part of the windows, and what it hands back;
 - `windows`: the window buffer over the `rules/live_pick` engine; `records`: its warehouse tables;
 - `clients`: bounded per-console queues; `sockets`: the two WebSocket endpoints;
 - `page` and `static/`: the operator's page, its script and style.
@@ -24,6 +25,7 @@ def routes(config) -> list:
         Route("/live", page.page(config, rules.window_seconds)),
         Route("/live/static/{name}", page.static_file),
         Route("/live/pickup", page.pick_up(config), methods=["POST"]),
+        Route("/live/status", page.status(config)),
     ]
 
 

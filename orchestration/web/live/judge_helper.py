@@ -55,10 +55,13 @@ class JudgeHelper(HelperProcess):
         """Reference versions the helper holds."""
 
     def ready(self) -> bool:
-        """Whether the helper has loaded its tagger and takes windows (without waiting)."""
-        if not self.warm and self.alive() and self.conn.poll(0):
+        """Whether the helper has loaded its tagger and takes windows (without waiting); raises
+        `JudgeHelperError` when it has exited."""
+        if not self.alive():
+            raise JudgeHelperError(f"the judging helper exited with {self.proc.returncode}")
+        if not self.warm and self.conn.poll(0):
             self.warm = self.conn.recv() == READY
-        return self.warm and self.alive()
+        return self.warm
 
     def _refs(self, refs: References) -> None:
         if refs.version not in self.versions:

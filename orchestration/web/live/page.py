@@ -1,4 +1,5 @@
-"""The operator's console page (`/live`), its static script and style, and the pick-up action.
+"""The operator's console page (`/live`), its static script and style, the pick-up action and
+the service's status (`/live/status`).
 
 The page is a shell: everything it shows arrives over `/ws/windows` and is written into the
 DOM as text by `static/console.js` (never as HTML), under the app's Content-Security-Policy.
@@ -73,5 +74,19 @@ def pick_up(config):
         if "error" in done:
             return JSONResponse(done, status_code=409)
         return JSONResponse(done)
+
+    return endpoint
+
+
+def status(config):
+    """The service's counts (lines received, windows pushed, lines judged, quarantined, late), its
+    open windows, and its judging helper: `ready`, `starting`, `off` (one core, or turned off) or
+    `failed` (its windows are judged in the service)."""
+    async def endpoint(request: Request):
+        if not token_ok(request, config.token):
+            return JSONResponse({"error": "a valid token is required"}, status_code=403)
+        service = request.app.state.live
+        return JSONResponse({**service.counts, "open_windows": len(service.deadlines),
+                             "judge_helper": await service.run(service.helper_state)})
 
     return endpoint

@@ -14,6 +14,7 @@ import asyncio
 import gc
 import itertools
 import logging
+import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -142,6 +143,8 @@ class LiveService:
         """The judging helper process (`judge_helper`), once started and while it works."""
         self.remote: set[Key] = set()
         """Open windows the helper judges (their lines and ranking live there)."""
+        self.helper_lost = False
+        """The helper could not start, or failed: every window is judged here."""
         self.refs: References | None = None
         self.stored_push = 0
         """The last window push stored: a late frame judged now is pushed after it."""
@@ -151,6 +154,13 @@ class LiveService:
         """The connections that sent lines to each open window (`_complete`)."""
         self.ranked_early: set[Key] = set()
         """Windows already ranked in their grace (or asked to be)."""
+        self.due_lock = threading.Lock()
+        """Guards `early`, `cleared` and `out_early`, shared by the worker and the event loop."""
+        self.cleared: set[Key] = set()
+        """Windows due while being finished in their grace, with no line of theirs among the frames
+        arrived then (the event loop looks at their due time): each goes out as soon as it is stored."""
+        self.out_early: set[Key] = set()
+        """Windows finished in their grace and pushed as soon as stored (`cleared`), not yet closed."""
         self.finish_ns_per_line = float(FINISH_NS_PER_LINE)
         """What finishing windows early cost per line, as last measured (a moving average)."""
         self.next_end: int | None = None
@@ -168,9 +178,9 @@ class LiveService:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        opened = await self.run(self._recover)
-        if self.config.judge_helper:
+        if self.config.judge_helper:  # first: it loads its tagger while the landing table is recovered
             await self.run(self._start_helper)
+        opened = await self.run(self._recover)
         self.deadlines.update(opened)
         self.next_end = min(opened.values()) - self.grace if opened else None
         self.published = await self.run(records.last_position, self.engine)
@@ -242,8 +252,22 @@ class LiveService:
                         await self._ingest_items(pending)
                         pending = []
                     self.ranked_early.update(ripe)
+                    job = asyncio.ensure_future(self.run(self._rank_early, ripe))
+                    # Still finishing when they are due: those with nothing of theirs among the
+                    # frames arrived go out as soon as each is stored (`_clear`).
+                    for due in sorted({self.deadlines[k] for k in ripe}):
+                        if not job.done() and due > self.clock():
+                            await asyncio.wait({job}, timeout=(due - self.clock()) / 1e9)
+                        if job.done():
+                            break
+                        pending += self._drain(getter)
+                        if getter.done():
+                            getter = asyncio.ensure_future(self.inbox.get())
+                        keys = {k for k in ripe if self.deadlines[k] == due}
+                        if not self._holds(pending, keys):
+                            self._clear(keys)
                     try:
-                        await self.run(self._rank_early, ripe)
+                        await job
                     except Exception:  # noqa: BLE001 - they are ranked again when due
                         log.exception("ranking windows early failed")
                     continue
@@ -317,8 +341,23 @@ class LiveService:
         return False
 
     def _holds_due(self, items: list, now: int) -> bool:
-        """Whether frames not yet absorbed hold a line of a window now due (read as the landing reads it)."""
-        return self._holds(items, {k for k, end in self.deadlines.items() if end <= now})
+        """Whether frames not yet absorbed hold a line of a window now due and not out yet (read as the
+        landing reads it); a line of a window already out is late."""
+        return self._holds(items, {k for k, end in self.deadlines.items() if end <= now and k not in self.out_early})
+
+    def _clear(self, keys: set[Key]) -> None:
+        """Windows being finished in their grace are due, and no frame that arrived holds a line of
+        theirs: each goes out as soon as it is stored, those stored already now (in push order)."""
+        with self.due_lock:
+            self.cleared |= keys
+            stored = sorted((self.early[k][1]["seq"], k) for k in keys if k in self.early and self.early[k][1])
+            for _, key in stored:
+                self._push_early(key)
+
+    def _push_early(self, key: Key) -> None:
+        """Push a window finished in its grace, due and cleared (`_clear`); `due_lock` held."""
+        self.out_early.add(key)
+        self._push(self.early[key][1])
 
     def _holds(self, items: list, due: set[Key]) -> bool:
         """Whether frames not yet absorbed hold a line of one of these windows (read as the landing reads it)."""
@@ -440,7 +479,7 @@ class LiveService:
             batch = {}
             for key, part in chat.groupby(["character_id", "window_ns"], sort=False):
                 key = (key[0], int(key[1]))
-                if key in self.finished:
+                if key in self.finished or key in self.out_early:  # pushed: the line is late
                     out.late.append(self._late(key, part, arrived, now))
                     for m in part["msg_id"]:  # stored as late: looked up there from now on
                         del self.seen[m]
@@ -519,9 +558,16 @@ class LiveService:
         of every line the window holds then."""
         windows = [self.open[k] for k in keys if k in self.open]
         judged_ns = self.clock()
+
+        def keep(window: Window, ready: Ready) -> None:
+            frame = self._store(window, ready, judged_ns)
+            with self.due_lock:
+                self.early[window.key] = (window.lines, frame)
+                if frame and window.key in self.cleared:
+                    self._push_early(window.key)
+
         with cycle_collection_paused():
-            self._finish_each(windows, lambda window, ready: self.early.__setitem__(
-                window.key, (window.lines, self._store(window, ready, judged_ns))))
+            self._finish_each(windows, keep)
         lines = sum(w.lines for w in windows)
         if lines:
             took = (self.clock() - judged_ns) / lines
@@ -539,9 +585,13 @@ class LiveService:
         now = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
-        early = {w.key: self.early.pop(w.key) for w in done if w.key in self.early}
-        again = [w for w in done if w.key not in early or early[w.key][0] != w.lines]
-        stands = [k for k in early if k not in {w.key for w in again}]
+        with self.due_lock:
+            out = self.out_early & set(keys)  # pushed already: as they are, whatever came since (late)
+            self.out_early -= out
+            self.cleared.difference_update(keys)
+            early = {w.key: self.early.pop(w.key) for w in done if w.key in self.early}
+        again = [w for w in done if w.key not in out and (w.key not in early or early[w.key][0] != w.lines)]
+        stands = [k for k in early if k not in out and k not in {w.key for w in again}]
         for w in again:
             if w.key in early:
                 log.info("window %s %s: %d line(s) came in its grace after it was finished early; finished again",
@@ -608,6 +658,17 @@ class LiveService:
             self.helper = JudgeHelper(rules, self.config.tags, self.config.summaries)
         except Exception:  # noqa: BLE001 - the helper only saves time: without it every window is judged here
             log.warning("could not start the judging helper; every window is judged here", exc_info=True)
+            self.helper_lost = True
+
+    def helper_state(self) -> str:
+        """The judging helper: `ready`, `starting`, `off` or `failed` (asked on the worker thread)."""
+        if self.helper is None:
+            return "failed" if self.helper_lost else "off"
+        try:
+            return "ready" if self.helper.ready() else "starting"
+        except Exception:  # noqa: BLE001 - it died while loading
+            self._lose_helper()
+            return "failed"
 
     def _hands_over(self, key: Key) -> bool:
         """Whether a window opening now goes to the helper: when it is ready and judges fewer of the
@@ -680,6 +741,7 @@ class LiveService:
         finished) rebuilt here from its lines in the landing table, as they were gated when they came."""
         log.error("the judging helper failed; its %d windows are judged here from now on", len(self.remote), exc_info=True)
         helper, self.helper = self.helper, None
+        self.helper_lost = True
         if helper is not None:
             helper.stop(kill=True)
         held = [*(self.open[k] for k in self.remote if k in self.open), *(w for w in windows if w.key in self.remote)]
