@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
@@ -53,6 +53,10 @@ class Known:
     run: dict[str, dict]
     expected: dict[str, Expected]
     refs: Sheets
+    checked: dict[str, list] = field(default_factory=dict)
+    """msg_id → evidence objects of its row already held to checks 6 and 7 (a waiting line's
+    rank-free evidence, checked as it arrived: `EVIDENCE_CHECKS`): where the row's evidence starts
+    with these very objects, those two checks walk only the rest."""
 
     @classmethod
     def of(cls, norm: Normalised, rows: list, config: LivePickConfig, refs: Sheets | None = None,
@@ -68,7 +72,8 @@ class Known:
     def only(self, ids) -> "Known":
         ids = set(ids)
         return Known({m: r for m, r in self.chat.items() if m in ids}, {m: p for m, p in self.run.items() if m in ids},
-                     {m: e for m, e in self.expected.items() if m in ids}, self.refs)
+                     {m: e for m, e in self.expected.items() if m in ids}, self.refs,
+                     {m: e for m, e in self.checked.items() if m in ids})
 
     @classmethod
     def merged(cls, parts: list["Known"]) -> "Known":
@@ -77,6 +82,7 @@ class Known:
             out.chat.update(p.chat)
             out.run.update(p.run)
             out.expected.update(p.expected)
+            out.checked.update(p.checked)
         return out
 
     def rank(self, config: LivePickConfig) -> None:
@@ -92,6 +98,7 @@ class _Context(VerdictRows):
         self.run = known.run
         self.run_tags = {m: p["tags"] for m, p in self.run.items()}
         self.expected: dict[str, Expected] = known.expected
+        self.checked = known.checked
         self._retagged: dict[str, dict] = {}
         self._vocabulary: dict[tuple, frozenset] = {}
         # (character_id, sheet_version): a line is checked against the version it was judged with.
@@ -150,11 +157,27 @@ def run_provenance(rows: list) -> dict[str, dict]:
     return out
 
 
-def run_checks(norm: Normalised | None, rows: list, config: LivePickConfig, known: Known | None = None) -> list[CheckResult]:
-    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line), against
-    the input tables `norm`, or what the checks read of them (`Known`) when already built."""
+def run_checks(norm: Normalised | None, rows: list, config: LivePickConfig, known: Known | None = None,
+               checks=None) -> list[CheckResult]:
+    """All checks (or `checks`, e.g. `EVIDENCE_CHECKS`), in seed order, on verdict rows (dicts, or
+    None for an unreadable line), against the input tables `norm`, or what the checks read of them
+    (`Known`) when already built."""
     ctx = _Context(norm, rows, config, known)
-    return [check(ctx) for check in CHECKS]
+    return [check(ctx) for check in (CHECKS if checks is None else checks)]
+
+
+def _unchecked(ctx: _Context, pairs):
+    """(id, row) with only the evidence objects not held to checks 6 and 7 already (`Known.checked`)."""
+    if not ctx.checked:
+        yield from pairs
+        return
+    for id_, row in pairs:
+        done = ctx.checked.get(id_) if isinstance(row, dict) else None
+        items = row.get("evidence") if done is not None else None
+        if isinstance(items, list) and len(items) >= len(done) and all(a is b for a, b in zip(items, done)):
+            yield id_, {"evidence": items[len(done):]}
+        else:
+            yield id_, row
 
 
 # -- the checks ----------------------------------------------------------------------------
@@ -239,12 +262,12 @@ def c06_evidence_fields(ctx: _Context) -> CheckResult:
             seen[key] = column_problem(known, hashable(d), hashable(f))
         return seen[key]
 
-    return evidence_findings(ctx.ids(), problem).result(
+    return evidence_findings(_unchecked(ctx, ctx.ids()), problem).result(
         "6.evidence_fields", "every evidence field is a real column of live_chat, character_sheet or viewer_relation")
 
 
 def c07_evidence_values(ctx: _Context) -> CheckResult:
-    return evidence_findings(ctx.known, lambda id_, _row, e: _evidence_problem(ctx, id_, ctx.expected[id_], e)).result(
+    return evidence_findings(_unchecked(ctx, ctx.known), lambda id_, _row, e: _evidence_problem(ctx, id_, ctx.expected[id_], e)).result(
         "7.evidence_values", "evidence values equal the cited rows; agg values re-compute")
 
 
@@ -368,6 +391,8 @@ CHECKS = (
     c13_filled_when,
     recompute,
 )
+EVIDENCE_CHECKS = (c06_evidence_fields, c07_evidence_values)
+"""The checks that read a row's evidence objects one by one, and nothing else of it."""
 
 
 # -- helpers -------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pandas as pd
 import sqlalchemy as sa
 
 from orchestration.live import store
@@ -498,3 +499,43 @@ def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line
             assert conn.execute(sa.select(store.late.c.msg_id)).scalars().all() == ["M-9"]
             assert conn.execute(sa.select(sa.func.count()).select_from(store.pushes)).scalar_one() == 1
         service.pool.shutdown()
+
+
+def test_a_waiting_lines_evidence_is_checked_as_it_arrives_and_what_its_place_adds_when_it_finishes(tmp_path, monkeypatch):
+    """Checks 6 and 7 walk a waiting line's rank-free evidence as it arrives and, when its window
+    finishes, only the count its place adds: a wrong value in either part is named in the window's
+    checks, as when the window's rows are checked whole."""
+    from orchestration.web.live.windows import check_part
+    from rules.live_pick import engine
+    from tests.live.console import sample_lines
+
+    real_bases, real_ranked = engine.ranked_bases, engine.ranked
+    wrong = {}
+
+    def bases(w, config):  # the first waiting line's donation cited wrong
+        out = real_bases(w, config)
+        if len(out) and "base" not in wrong:
+            wrong["base"] = w["msg_id"].iloc[0]
+            out[0][0][0] = {**out[0][0][0], "value": -1}
+        return out
+
+    def ranked(base, verdict, rank, n, config):  # the line ranked second cites a wrong count
+        cited, summary = real_ranked(base, verdict, rank, n, config)
+        return ([*cited[:-1], {**cited[-1], "value": n + 1}] if rank == 2 else cited), summary
+
+    monkeypatch.setattr(engine, "ranked_bases", bases)
+    monkeypatch.setattr(engine, "ranked", ranked)
+    service = worker_service(tmp_path, "evidence.sqlite", lambda: 2_000_000_000 * 10**9)
+    service._ingest(sample_lines())
+    key = next(k for k, w in service.open.items() if wrong["base"] in {m["msg_id"] for m in w.waiting})
+    window = service.open[key]
+    fin = __import__("orchestration.web.live.windows", fromlist=["finish"]).finish([window], service.rules)[0]
+    second = next(r["msg_id"] for r in fin.rows if r["rank_in_window"] == 2)
+    c07 = next(c for c in fin.checks if c.id == "7.evidence_values")
+    assert not c07.passed and sorted(c07.failing_ids) == sorted({wrong["base"], second})
+    chat = pd.concat(window.filtered_chat + window.survivors, ignore_index=True)
+    whole = next(c for c in check_part(chat, fin.rows, window.refs, service.rules) if c.id == "7.evidence_values")
+    assert sorted(whole.failing_ids) == sorted(c07.failing_ids)
+    assert [c.passed for c in fin.checks if c.id != "7.evidence_values"] == \
+        [c.passed for c in check_part(chat, fin.rows, window.refs, service.rules) if c.id != "7.evidence_values"]
+    service.pool.shutdown()

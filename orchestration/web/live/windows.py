@@ -4,7 +4,8 @@ Per-line work is done as lines arrive (`engine.judge_arrived`): the gates, the t
 filters of the engine (out of world, just answered, closeness), which depend on nothing else in
 the window, and for a line that passes them everything its verdict row says but its place. A
 filtered line's verdict row is final when its batch is done, and its share of the seed's checks
-is run then. When the window finishes, only its place is left for each waiting line: the engine
+is run then; a waiting line's evidence is held to the checks that read only evidence (6 and 7)
+then too, and at the finish those walk only the count its place adds (`Known.checked`). When the window finishes, only its place is left for each waiting line: the engine
 ranks them (`engine.rank_waiting`: the filtered lines take no part in the ranking) and writes
 what the place decides, pick ids are settled over the whole window, and the waiting lines'
 checks are added. With a model summary
@@ -24,7 +25,7 @@ import pandas as pd
 from rules.common import timestamps
 from rules.common.checks import CheckResult
 from rules.common.gates import Normalised, empty_quarantine
-from rules.live_pick.checks import Known, run_checks
+from rules.live_pick.checks import EVIDENCE_CHECKS, Known, run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import OUTPUT_COLUMNS, judge, judge_arrived, pick_ids, rank_waiting, records
 from rules.live_pick.normalise import screen_chat, screen_references
@@ -71,6 +72,8 @@ class Window:
     """What the checks read of the waiting lines (`checks.Known`), one part per batch: ranked when the window finishes."""
     filtered_chat: list[pd.DataFrame] = field(default_factory=list)
     checks: list[list[CheckResult]] = field(default_factory=list)
+    evidence_checks: list[list[CheckResult]] = field(default_factory=list)
+    """Checks 6 and 7 on the waiting lines' rank-free evidence, one part per batch (`EVIDENCE_CHECKS`)."""
     quarantined: list[dict] = field(default_factory=list)
     sent_ns: dict[str, int] = field(default_factory=dict)
     seq_of: dict[str, int] = field(default_factory=dict)
@@ -127,6 +130,11 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
     gone = {r["msg_id"] for r in filtered}
     known = Known.of(_normalised(chat, refs), filtered + waiting, config, refs.rows, ranked=False)
     results = run_checks(None, filtered, config, known.only(gone)) if filtered else None
+    # A waiting line's evidence but the count its place adds is final now: checks 6 and 7 walk it
+    # now, and at the finish only what was added (`Known.checked`).
+    evidence = run_checks(None, [{"msg_id": w["msg_id"], "evidence": w["base"][0]} for w in waiting], config,
+                          known.only(w["msg_id"] for w in waiting), EVIDENCE_CHECKS) if waiting else None
+    known.checked.update((w["msg_id"], w["base"][0]) for w in waiting)
     tags = {r["msg_id"]: r["provenance"]["tags"] for r in filtered}
     tags.update((w["msg_id"], w["provenance"]["tags"]) for w in waiting)  # what the rules used
     waiting_in: dict[Key, list[dict]] = {}
@@ -135,6 +143,7 @@ def add_lines(batch: dict[Key, pd.DataFrame], windows: dict[Key, Window], refs: 
     for key, mine in waiting_in.items():
         windows[key].waiting += mine
         windows[key].known.append(known.only(w["msg_id"] for w in mine))
+        windows[key].evidence_checks.append(checks_of(evidence, {w["msg_id"] for w in mine}))
     for key, part in batch.items():
         window = windows[key]
         part = part.drop(columns=["window_ns"])
@@ -198,6 +207,7 @@ def finish(windows: list[Window], config: LivePickConfig, writer=None) -> list[F
     for w in windows:
         rows = w.filtered + ranked[w.key]
         checks = list(w.checks)
+        evidence = w.evidence_checks  # dropped where the whole window is checked again
         if rows:  # pick ids depend on every msg_id judged together: here, the window's
             settled = pick_ids(pd.Series([r["msg_id"] for r in rows], dtype=object))
             for r, p in zip(rows, settled):
@@ -209,6 +219,7 @@ def finish(windows: list[Window], config: LivePickConfig, writer=None) -> list[F
             if len(set(settled)) != len(settled):
                 checks = [check_part(pd.concat(w.filtered_chat + w.survivors, ignore_index=True), rows, w.refs, config)]
                 extra.pop(w.key, None)
+                evidence = []
         if w.key in extra:
             checks.append(extra[w.key])
         # the batch order within a window: the writer's budget is spent in this order
@@ -217,10 +228,11 @@ def finish(windows: list[Window], config: LivePickConfig, writer=None) -> list[F
             chat = pd.concat(w.filtered_chat + w.survivors, ignore_index=True)
             rows = summarise(rows, chat, w.refs, config, writer)
             checks = [check_part(chat, rows, w.refs, config)]  # the sentences kept are checked too
+            evidence = []
         if not checks:
             checks.append(check_part(_no_lines(), [], w.refs, config))
         start = rows[0]["window_start"] if rows else timestamps.format_ns(w.key[1], w.form or "", config.timezone)
-        out.append(Finished(rows, merge_checks(checks), start))
+        out.append(Finished(rows, fold_checks(merge_checks(checks), evidence), start))
     return out
 
 
@@ -234,11 +246,20 @@ def merge_checks(parts: list[list[CheckResult]]) -> list[CheckResult]:
     """One result per check over the parts of a window: it passes when every part passed."""
     out = []
     for results in zip(*parts):
-        failing = [i for r in results for i in r.failing_ids]
+        failing = list(dict.fromkeys(i for r in results for i in r.failing_ids))
         detail = "; ".join(r.detail for r in results if not r.passed and r.detail)
         out.append(CheckResult(results[0].id, results[0].title, all(r.passed for r in results), failing,
                                detail or results[0].detail))
     return out
+
+
+def fold_checks(results: list[CheckResult], parts: list[list[CheckResult]]) -> list[CheckResult]:
+    """`results` with the parts' results of some of the same checks merged into them (`merge_checks`)."""
+    more: dict[str, list[CheckResult]] = {}
+    for part in parts:
+        for r in part:
+            more.setdefault(r.id, []).append(r)
+    return [merge_checks([[r], *([m] for m in more.get(r.id, ()))])[0] for r in results]
 
 
 def judge_late(chat: pd.DataFrame, refs: References, config: LivePickConfig, tagger, writer=None) -> list[dict]:
