@@ -350,7 +350,8 @@ class LiveService:
         theirs: each goes out as soon as it is stored, those stored already now (in push order)."""
         with self.due_lock:
             self.cleared |= keys
-            stored = sorted((self.early[k][1]["seq"], k) for k in keys if k in self.early and self.early[k][1])
+            stored = sorted((self.early[k][1]["seq"], k) for k in keys
+                            if k in self.early and self.early[k][1] and k not in self.out_early)
             for _, key in stored:
                 self._push_early(key)
 
