@@ -140,6 +140,13 @@ def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before
     service.pool.shutdown()
 
 
+def _song_line(i: int, second: int, donation: int = 0) -> str:
+    """Line M-i of CH-0007, sent `second` seconds into the window at 2026-11-01T00:00:00Z, asking for a song."""
+    return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
+                       "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
+                       "donation_amount": donation, "is_question": True, "note": None}, ensure_ascii=False)
+
+
 def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(tmp_path, monkeypatch):
     """Finished and stored early (after its end, before end + grace), a window's result stands when nothing
     arrived since; a line that arrives in the grace makes it rank again, with that line."""
@@ -147,10 +154,7 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     step = 30 * 10**9
     key = ("CH-0007", start)
 
-    def line(i: int, second: int, donation: int) -> str:
-        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
-                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
-                           "donation_amount": donation, "is_question": True, "note": None}, ensure_ascii=False)
+    line = _song_line
 
     from orchestration.web.live import ready as ready_module
 
@@ -207,10 +211,7 @@ def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing
     step = 30 * 10**9
     key = ("CH-0007", start)
 
-    def line(i: int, second: int) -> str:
-        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
-                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
-                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+    line = _song_line
 
     now = [start + 10 * 10**9]
     first = worker_service(tmp_path, "w.sqlite", lambda: now[0])
@@ -376,10 +377,7 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
     now = [start + 10 * 10**9]
     service = worker_service(tmp_path, "midway.sqlite", lambda: now[0])
 
-    def line(i: int, second: int) -> str:
-        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
-                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
-                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+    line = _song_line
 
     async def go():
         a, b = Origin(), Origin()
@@ -471,10 +469,7 @@ def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line
     step = 30 * 10**9
     key = ("CH-0007", start)
 
-    def line(i: int, second: int) -> str:
-        return json.dumps({"msg_id": f"M-{i}", "character_id": "CH-0007", "viewer_id": "VW-3320",
-                           "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
-                           "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
+    line = _song_line
 
     for cleared_first in (True, False):
         now = [start + 10 * 10**9]
