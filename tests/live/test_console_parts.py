@@ -268,9 +268,10 @@ def test_a_copy_of_a_line_judged_long_ago_is_a_duplicate_though_only_open_window
     service.pool.shutdown()
 
 
-def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, postgres_url):
+def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, postgres_url, monkeypatch):
     """The window store writes verdict rows as encoded JSON text: both warehouses read back the
-    rows as they were, with the verdicts' tags, in push order."""
+    rows as they were, with the verdicts' tags, in push order (on SQLite, however many rows each
+    INSERT statement takes)."""
     import sqlalchemy as sa
 
     from orchestration.live import store
@@ -284,7 +285,10 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
              "provenance": {"tagger": "kiwi", "tags": ["노래"] if i else None}} for i in (1, 2)]
     tags_of = {"M-1": ["노래"], "M-2": None}
     got = {}
-    for name, url in (("sqlite", f"sqlite:///{tmp_path / 'w.sqlite'}"), ("postgresql", postgres_url)):
+    for name, url, per in (("sqlite", f"sqlite:///{tmp_path / 'w.sqlite'}", records.VALUES_ROWS),
+                           ("sqlite, a row a statement", f"sqlite:///{tmp_path / 'r.sqlite'}", 1),
+                           ("postgresql", postgres_url, records.VALUES_ROWS)):
+        monkeypatch.setattr(records, "VALUES_ROWS", per)
         engine = sa.create_engine(url)
         store.ensure_tables(engine)
         params = records.verdict_params(key, rows, tags_of, {"M-1": 11, "M-2": 12})
@@ -298,7 +302,7 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
             tags = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.tags)).all())
         got[name] = (frames[0]["verdicts"], {m: store.load_json(t) for m, t in tags.items()})
         engine.dispose()
-    assert got["sqlite"] == got["postgresql"] == (rows, tags_of)
+    assert got["sqlite"] == got["sqlite, a row a statement"] == got["postgresql"] == (rows, tags_of)
 
 
 def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():

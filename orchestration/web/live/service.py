@@ -16,6 +16,7 @@ import asyncio
 import gc
 import itertools
 import logging
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -66,6 +67,11 @@ QUIET_MARGIN_S = 3.0
 """Background work beside the service (`quiet`) waits from this long before a window's end until it is out."""
 SETTLE_S = 0.03
 """After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread may hold the interpreter lock while another waits for it (Python's default is
+5 ms). The worker hands the lock over on every database statement and some table operations, and
+waits as long to get it back whenever the event loop is busy (sending a window's frame, taking
+chat in): each of those waits is in the latency path."""
 FINISH_NS_PER_LINE = 100_000
 """What finishing a window costs per line it holds, until windows finished here have been timed."""
 
@@ -189,6 +195,7 @@ class LiveService:
         # What start-up made (modules, references, engines) lives as long as the service: left
         # out of every later cycle collection, which then walks only what came since.
         gc.freeze()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._tasks = [asyncio.create_task(self._drive())]
 
     async def stop(self) -> None:
