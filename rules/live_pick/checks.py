@@ -13,6 +13,7 @@ kiwi), re-runs it on the body; an `openai` answer cannot be re-computed offline.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -174,7 +175,7 @@ def _unchecked(ctx: _Context, pairs):
     for id_, row in pairs:
         done = ctx.checked.get(id_) if isinstance(row, dict) else None
         items = row.get("evidence") if done is not None else None
-        if isinstance(items, list) and len(items) >= len(done) and all(a is b for a, b in zip(items, done)):
+        if isinstance(items, list) and len(items) >= len(done) and all(map(operator.is_, items, done)):
             yield id_, {"evidence": items[len(done):]}
         else:
             yield id_, row

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from orchestration.live import store
 from orchestration.web.live import records
+from orchestration.web.live.judge_helper import JudgeHelperError
 from tests.live.console import sample_lines, worker_service
 
 START = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
@@ -115,4 +116,25 @@ def test_a_helper_that_fails_on_a_batch_hands_its_windows_back_when_they_finish(
     service.helper.add({key: pd.DataFrame({"msg_id": ["MSG-NOT-A-LINE"]})}, service.open[key].refs)
     got = _judged(service)
     assert service.helper is None and not service.remote
+    assert got == judged_here
+
+
+def test_a_helper_lost_between_two_windows_hands_back_only_those_it_had_not_answered_for(tmp_path, judged_here):
+    """The helper answers window by window: lost after its first answer, the windows it answered
+    for stand and the others are rebuilt and finished here."""
+    service = _service(tmp_path, "between.sqlite", helper=True)
+    _ingest(service, _lines())
+    assert sum(k in service.remote for k in service.open if k[1] == START) == 2
+    calls = []
+    real = service.helper.answer
+
+    def answer():
+        calls.append(1)
+        if len(calls) == 2:
+            raise JudgeHelperError("lost between two windows")
+        return real()
+
+    service.helper.answer = answer
+    got = _judged(service)
+    assert len(calls) >= 2 and service.helper is None and not service.remote
     assert got == judged_here

@@ -4,15 +4,17 @@ The service's worker judges one window at a time (the interpreter lock lets one 
 and at 400 lines/s four characters' windows of 3,000 lines end at the same instant. The service
 hands about half of the windows that open together to this helper: it holds them as the
 service would (`windows.Window`), runs the same `add_lines` on their lines as they arrive and
-the same `finish` when the service finishes them, and sends back only what storing needs
-(`ready.Ready`). The service stores and pushes every window itself, so the store and the push
+the same `finish` when the service finishes them, one window at a time, and sends back each
+window's `ready.Ready` (only what storing needs) as soon as it is made: the service stores it
+while the helper finishes the next. The service stores and pushes every window itself, so the store and the push
 order keep one writer; and should the helper fail, the service rebuilds the helper's windows
 from the landing table and judges them itself (`LiveService._lose_helper`).
 
-Messages (pickled, in order; only `finish` is answered):
+Messages (pickled, in order; only `finish` is answered, once per window):
   ("refs", version, References)    the sheets and viewer state windows of `version` are judged on
   ("lines", version, {key: chat})  a batch's gated lines of the helper's windows (`add_lines`)
-  ("finish", [(key, version)])     finish these windows → ("ok", [Ready]) or ("error", traceback)
+  ("finish", [(key, version)])     finish these windows, in this order → ("ok", Ready) for each,
+                                   or ("error", traceback) in place of the first that fails
   ("close", [key], [version])      windows pushed (dropped here), reference versions no longer used
 """
 
@@ -74,12 +76,17 @@ class JudgeHelper(HelperProcess):
         self.conn.send(("lines", refs.version, batch))
 
     def ask(self, windows: list[Window]) -> None:
-        """Start finishing these windows (the answer is read by `answer`)."""
+        """Start finishing these windows, in this order (each one's answer is read by `answer`)."""
         for w in windows:
             self._refs(w.refs)
         self.conn.send(("finish", [(w.key, w.refs.version) for w in windows]))
 
-    def answer(self) -> list[Ready]:
+    def answered(self) -> bool:
+        """Whether the next window's answer has come (without waiting)."""
+        return self.conn.poll(0)
+
+    def answer(self) -> Ready:
+        """The next window asked for, finished."""
         if not self.conn.poll(ANSWER_WAIT_S):
             raise JudgeHelperError(f"no answer in {ANSWER_WAIT_S:.0f} s")
         status, value = self.conn.recv()
@@ -128,13 +135,15 @@ def _serve(conn, rules_path: str, tags: str, summaries: str) -> None:
             if failed is not None:
                 conn.send(("error", failed))
                 continue
-            try:
-                asked = [windows.setdefault(key, Window(key, refs[version])) for key, version in message[1]]
-                with cycle_collection_paused():  # as in the service: its walks would slow the finish
-                    answer = ("ok", finish_ready(asked, config, write, tagger_name, summaries))
-            except Exception:  # noqa: BLE001 - handed back to the service, which judges the windows itself
-                answer = ("error", traceback.format_exc())
-            conn.send(answer)
+            with cycle_collection_paused():  # as in the service: its walks would slow the finish
+                for key, version in message[1]:
+                    try:
+                        window = windows.setdefault(key, Window(key, refs[version]))
+                        answer = ("ok", finish_ready([window], config, write, tagger_name, summaries)[0])
+                    except Exception:  # noqa: BLE001 - handed back to the service, which judges the windows itself
+                        conn.send(("error", traceback.format_exc()))
+                        break
+                    conn.send(answer)
             tidy_at = time.monotonic() + TIDY_AFTER_S
         elif kind == "close":
             _, keys, versions = message

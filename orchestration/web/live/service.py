@@ -696,44 +696,56 @@ class LiveService:
         return len(same) - remote > remote
 
     def _add_lines(self, batch: dict[Key, pd.DataFrame], refs: References) -> None:
-        """`add_lines` here for the worker's windows; the helper's windows' lines are sent to it."""
-        add_lines({k: p for k, p in batch.items() if k not in self.remote}, self.open, refs, self.rules, self.tagger)
+        """The helper's windows' lines are sent to it (first: it judges them while the worker runs
+        `add_lines` on its own windows' lines)."""
         remote = {k: p for k, p in batch.items() if k in self.remote}
-        if not remote:
-            return
-        for key, part in remote.items():  # the lines to rebuild the window from, should the helper fail
-            self.open[key].seq_of.update(zip(part["msg_id"], part["line"].astype("int64").tolist()))
-        try:
-            self.helper.add(remote, refs)
-        except Exception:  # noqa: BLE001 - its windows (these lines included) are rebuilt here
-            self._lose_helper()
+        if remote:
+            for key, part in remote.items():  # the lines to rebuild the window from, should the helper fail
+                self.open[key].seq_of.update(zip(part["msg_id"], part["line"].astype("int64").tolist()))
+            try:
+                self.helper.add(remote, refs)
+            except Exception:  # noqa: BLE001 - its windows (these lines included) are rebuilt here
+                self._lose_helper()
+                remote = {}
+        add_lines({k: p for k, p in batch.items() if k not in remote}, self.open, refs, self.rules, self.tagger)
 
     def _finish_each(self, windows: list[Window], then: Callable[[Window, Ready], None]) -> None:
-        """Finish windows (`finish_ready`), in window-end order: of those ending together, the helper's
-        are finished there while the worker finishes its own, and `then(window, ready)` is called on
-        each as soon as it is ready, the worker's first (stored while the helper still judges)."""
+        """Finish windows (`finish_ready`), in window-end order, and call `then(window, ready)` on
+        each as soon as it is ready. Of the windows ending together, the helper finishes its own
+        one by one while the worker finishes its own one by one; between two of its own, the worker
+        takes whatever the helper has answered (stored while the helper judges the next)."""
         tagger, summaries = canonical(self.config.tags), self.config.summaries
         rest = sorted(windows, key=lambda w: w.key[1])  # not finished yet: rebuilt here should the helper fail
         for _, group in itertools.groupby(list(rest), key=lambda w: w.key[1]):
             group = list(group)
-            remote = [w for w in group if w.key in self.remote]
-            if remote:
+            asked = [w for w in group if w.key in self.remote]
+            if asked:
                 try:
-                    self.helper.ask(remote)
+                    self.helper.ask(asked)
                 except Exception:  # noqa: BLE001 - rebuilt here, and finished with the others
                     self._lose_helper(rest)
-                    remote = []
-            local = [w for w in group if w.key not in self.remote]
-            for window, ready in zip(local, finish_ready(local, self.rules, self.writer, tagger, summaries)):
-                then(window, ready)
-            if remote:
+                    asked = []
+            answered: list[Window] = []
+
+            def take(wait: bool) -> None:
+                """The helper's answers so far (`wait`: all of them); should it fail, the windows
+                it has not answered for are rebuilt and finished here."""
                 try:
-                    answer = {r.key: r for r in self.helper.answer()}
+                    while len(answered) < len(asked) and (wait or self.helper.answered()):
+                        window = asked[len(answered)]
+                        ready = self.helper.answer()
+                        answered.append(window)
+                        then(window, ready)
                 except Exception:  # noqa: BLE001 - rebuilt and finished here
                     self._lose_helper(rest)
-                    answer = {r.key: r for r in finish_ready(remote, self.rules, self.writer, tagger, summaries)}
-                for window in remote:
-                    then(window, answer[window.key])
+                    for window in asked[len(answered):]:
+                        then(window, finish_ready([window], self.rules, self.writer, tagger, summaries)[0])
+                    answered[:] = asked
+
+            for window in [w for w in group if w not in asked]:
+                then(window, finish_ready([window], self.rules, self.writer, tagger, summaries)[0])
+                take(wait=False)
+            take(wait=True)
             rest = rest[len(group):]
 
     def _close_remote(self, keys: list[Key]) -> None:
