@@ -67,6 +67,10 @@ QUIET_MARGIN_S = 3.0
 """Background work beside the service (`quiet`) waits from this long before a window's end until it is out."""
 SETTLE_S = 0.03
 """After a window's end, its last lines are taken to have arrived (stragglers still count until end + grace)."""
+HELPER_SHARE = 3
+"""Of the windows ending together, the judging helper finishes this many for each one the worker
+finishes: the worker also stores and pushes all of them (about 30 ms a 3,000-line window, against
+about 80 ms to finish one), with the event loop sending frames beside it."""
 SWITCH_INTERVAL_S = 0.001
 """How long a thread may hold the interpreter lock while another waits for it (Python's default is
 5 ms). The worker hands the lock over on every database statement and some table operations, and
@@ -681,8 +685,9 @@ class LiveService:
             return "failed"
 
     def _hands_over(self, key: Key) -> bool:
-        """Whether a window opening now goes to the helper: when it is ready and judges fewer of the
-        windows ending with this one than the worker does (windows that end together are split in two)."""
+        """Whether a window opening now goes to the helper: when it is ready and judges fewer than
+        HELPER_SHARE times as many of the windows ending with this one as the worker does (the
+        worker judges the first)."""
         if self.helper is None:
             return False
         try:
@@ -693,7 +698,7 @@ class LiveService:
             return False
         same = [k for k in self.open if k[1] == key[1] and k != key]
         remote = sum(k in self.remote for k in same)
-        return len(same) - remote > remote
+        return remote < HELPER_SHARE * (len(same) - remote)
 
     def _add_lines(self, batch: dict[Key, pd.DataFrame], refs: References) -> None:
         """The helper's windows' lines are sent to it (first: it judges them while the worker runs
