@@ -138,3 +138,23 @@ def test_a_helper_lost_between_two_windows_hands_back_only_those_it_had_not_answ
     got = _judged(service)
     assert len(calls) >= 2 and service.helper is None and not service.remote
     assert got == judged_here
+
+
+def test_a_store_that_fails_is_not_taken_for_the_helper_failing(tmp_path, monkeypatch):
+    """Storing a window the helper judged can fail (the warehouse): that failure goes up as for the
+    worker's own windows (the windows stay in the landing table), and the helper keeps working."""
+    service = _service(tmp_path, "store.sqlite", helper=True)
+    _ingest(service, _lines())
+    real = records.store_window
+
+    def store_window(engine, key, *args):
+        if key in service.remote:
+            raise RuntimeError("the warehouse is gone")
+        return real(engine, key, *args)
+
+    monkeypatch.setattr(records, "store_window", store_window)
+    with pytest.raises(RuntimeError, match="the warehouse is gone"):
+        service._finish(sorted(service.open))
+    assert service.helper is not None and service.helper_state() == "ready"
+    service.helper.stop()
+    service.pool.shutdown()

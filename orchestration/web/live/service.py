@@ -735,17 +735,20 @@ class LiveService:
             def take(wait: bool) -> None:
                 """The helper's answers so far (`wait`: all of them); should it fail, the windows
                 it has not answered for are rebuilt and finished here."""
-                try:
-                    while len(answered) < len(asked) and (wait or self.helper.answered()):
-                        window = asked[len(answered)]
-                        ready = self.helper.answer()
-                        answered.append(window)
-                        then(window, ready)
-                except Exception:  # noqa: BLE001 - rebuilt and finished here
-                    self._lose_helper(rest)
-                    for window in asked[len(answered):]:
-                        then(window, finish_ready([window], self.rules, self.writer, tagger, summaries)[0])
-                    answered[:] = asked
+                while len(answered) < len(asked):
+                    window = asked[len(answered)]
+                    if self.helper is None:  # lost: rebuilt (`_lose_helper`) and finished here
+                        ready = finish_ready([window], self.rules, self.writer, tagger, summaries)[0]
+                    else:
+                        try:
+                            if not (wait or self.helper.answered()):
+                                return
+                            ready = self.helper.answer()
+                        except Exception:  # noqa: BLE001 - it failed: its windows are taken back
+                            self._lose_helper(rest)
+                            continue
+                    answered.append(window)
+                    then(window, ready)  # a store that fails is not the helper's: it goes up as here
 
             for window in [w for w in group if w not in asked]:
                 then(window, finish_ready([window], self.rules, self.writer, tagger, summaries)[0])
