@@ -44,7 +44,7 @@ class WebConfig:
     history_windows: int = 30
     """Windows a console gets on first connect (without `after`)."""
     judge_helper: bool = field(default_factory=lambda: (os.cpu_count() or 1) > 1)
-    """Judge about half of the windows that end together in a helper process, on another core
+    """Judge three in four of the windows that end together in a helper process, on another core
     (`orchestration.web.live.judge_helper`); on by default where there is more than one core."""
 
     @property

@@ -2,13 +2,13 @@
 
 The service's worker judges one window at a time (the interpreter lock lets one thread compute),
 and at 400 lines/s four characters' windows of 3,000 lines end at the same instant. The service
-hands about half of the windows that open together to this helper: it holds them as the
-service would (`windows.Window`), runs the same `add_lines` on their lines as they arrive and
-the same `finish` when the service finishes them, one window at a time, and sends back each
-window's `ready.Ready` (only what storing needs) as soon as it is made: the service stores it
-while the helper finishes the next. The service stores and pushes every window itself, so the store and the push
-order keep one writer; and should the helper fail, the service rebuilds the helper's windows
-from the landing table and judges them itself (`LiveService._lose_helper`).
+hands three in four of the windows that end together (`service.HELPER_SHARE`) to this helper: it
+holds them as the service would (`windows.Window`), runs the same `add_lines` on their lines as
+they arrive and the same `finish` when the service finishes them, one window at a time, and sends
+back each window's `ready.Ready` (only what storing needs) as soon as it is made: the service
+stores it while the helper finishes the next. The service stores and pushes every window itself,
+so the store and the push order keep one writer; and should the helper fail, the service rebuilds
+the helper's windows from the landing table and judges them itself (`LiveService._lose_helper`).
 
 Messages (pickled, in order; only `finish` is answered, once per window):
   ("refs", version, References)    the sheets and viewer state windows of `version` are judged on

@@ -2,7 +2,7 @@
 
 One worker thread does every piece of database and rule work, in arrival order, so a batch
 of lines is fully absorbed (landed, gated, tagged, filtered) before a window it belongs to
-can finish; the event loop only moves frames. About half of the windows that end together are
+can finish; the event loop only moves frames. Three in four of the windows that end together are
 judged by a helper process on another core (`judge_helper`), to which the worker hands their
 gated lines in the same order; the worker stores and pushes every window. A line is acknowledged once its landing
 insert has committed: after that a crash loses nothing, because start-up absorbs again every
