@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import math
 from itertools import islice
 from pathlib import Path
@@ -395,26 +396,73 @@ def parse_json(text: str):
 
 
 def write_jsonl(path: str | Path, rows: Iterable[dict]) -> int:
-    """Write rows as UTF-8 JSON Lines (Korean kept readable), atomically; returns the count.
+    """Write rows as UTF-8 JSON Lines, compact (no space after `,` and `:`), Korean kept readable,
+    atomically; returns the count. Each line reads back (`json.loads`) as its row.
 
     Strict JSON only: a non-finite number or text that is not UTF-8 fails the write and leaves
-    any previous file at `path` untouched.
+    any previous file at `path` untouched. Lines are made by orjson (the stdlib encoder took 4.2 s
+    of live_pick's 10⁵ verdict rows, orjson 0.4 s); what orjson refuses — integers past 64 bits,
+    keys that are not text — is written by the stdlib encoder in the same compact form.
     """
     n = 0
-    encode = _ENCODER.encode
-    with atomic_open(path) as fh:
+    dumps = orjson.dumps
+    with atomic_open(path, encoding=None) as fh:
         rows = iter(rows)
         while batch := list(islice(rows, WRITE_BATCH)):
-            fh.write("".join([encode(row) + "\n" for row in batch]))
+            if _may_hold_non_finite(batch):  # orjson would write NaN and ±Infinity as null
+                _refuse_non_finite(batch)
+            try:
+                lines = list(map(dumps, batch))
+            except orjson.JSONEncodeError:
+                lines = [_encoded(row) for row in batch]
+            lines.append(b"")
+            fh.write(b"\n".join(lines))
             n += len(batch)
     return n
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-"""One encoder for every written line: `json.dumps` with options builds one per call (same bytes)."""
+def _encoded(row: dict) -> bytes:
+    try:
+        return orjson.dumps(row)
+    except orjson.JSONEncodeError:
+        return _COMPACT.encode(row).encode("utf-8")  # a lone surrogate raises UnicodeEncodeError here
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+"""What orjson does not write: the same compact form, non-finite numbers refused."""
 
 WRITE_BATCH = 4096
-"""Lines joined into one write: fewer, larger writes through the text layer."""
+"""Lines joined into one write: fewer, larger writes."""
+
+def _may_hold_non_finite(batch: list) -> bool:
+    """Whether a batch may hold NaN or ±Infinity at any depth, from its `marshal` bytes scanned
+    with NumPy: a float there is the type byte `g` (0x67, or 0xe7 when flagged as referenced) and
+    its eight IEEE bytes, least significant first; NaN and ±Infinity have every exponent bit set,
+    so their last two bytes are 0xf0–0xff and then 0x7f or 0xff. Anything else that looks the same
+    (a small negative integer beside a `g`, say), or a value `marshal` cannot write, only costs the
+    exact walk of `_refuse_non_finite`. live_pick's 10⁵ verdict rows: 0.6 s, against 1.4 s walked."""
+    try:
+        data = np.frombuffer(marshal.dumps(batch), dtype=np.uint8)
+    except ValueError:
+        return True
+    ends = np.flatnonzero((data[8:] | 0x80) == 0xFF)  # a float's last byte could be at ends + 8
+    return bool(((data[ends + 7] >= 0xF0) & ((data[ends] & 0x7F) == 0x67)).any())
+
+
+def _refuse_non_finite(value) -> None:
+    """Raise ValueError, as `json.dumps(allow_nan=False)` does, when a float at any depth is NaN or ±Infinity."""
+    level = [value]
+    while level:
+        deeper = []
+        for v in level:
+            kind = type(v)
+            if kind is dict:
+                deeper.extend(v.values())
+            elif kind is list or kind is tuple:
+                deeper.extend(v)
+            elif isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"Out of range float values are not JSON compliant: {v!r}")
+        level = deeper
 
 
 def read_jsonl_objects(path: str | Path) -> list[dict | None]:

@@ -58,7 +58,7 @@ def test_judge_reproduces_the_seed_examples(judged):
         assert (r["max_overlap"] if r["max_overlap"] is None else round(r["max_overlap"], 2)) == ex["max_overlap"]
     # 0 and 1 are written as the seed writes them.
     text = judged["out"].read_text(encoding="utf-8")
-    assert '"event_id": "EV-0102"' in text and '"max_overlap": 1,' in text and '"surface_baseline": 0,' in text
+    assert '"event_id":"EV-0102"' in text and '"max_overlap":1,' in text and '"surface_baseline":0,' in text
 
 
 def test_judge_writes_the_quarantined_rows_with_reason_codes(judged):

@@ -174,24 +174,76 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None)
+def compact(row) -> bytes:
+    return json.dumps(row, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def same_json(a, b) -> bool:
+    """Equal values of the same kinds at every depth (1, 1.0 and True told apart)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return a == b
+
+
+@settings(max_examples=150, deadline=None)
 @given(rows=st.lists(st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=4), max_size=12), batch=st.integers(1, 5))
-def test_write_jsonl_writes_the_bytes_of_json_dumps_per_line(tmp_path_factory, rows, batch):
+def test_write_jsonl_writes_each_row_as_compact_json_that_reads_back_as_the_row(tmp_path_factory, rows, batch):
     path = tmp_path_factory.mktemp("out") / "v.jsonl"
     with pytest.MonkeyPatch.context() as mp:  # small batches: rows fall on both sides of a batch's end
         mp.setattr("rules.common.jsonl.WRITE_BATCH", batch)
         assert write_jsonl(path, iter(rows)) == len(rows)
-    want = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows)
-    assert path.read_bytes() == want.encode("utf-8")
+    lines = path.read_bytes().split(b"\n")
+    assert lines.pop() == b"" and len(lines) == len(rows)
+    for line, row in zip(lines, rows):
+        assert same_json(json.loads(line), row)
+        if "e" not in line.decode():  # a float may be spelled 1e16 rather than 1e+16; the rest is json.dumps' compact form
+            assert line == compact(row)
 
 
-@pytest.mark.parametrize("row", [{"x": float("nan")}, {"x": "\ud800"}])
+def test_write_jsonl_writes_what_orjson_refuses_in_the_same_compact_form(tmp_path):
+    rows = [{"big": 2**70, "k": "값"}, {"ok": [1, {"x": None}]}, {1: "int key"}, {"f": np.float64(0.5)}]
+    path = tmp_path / "v.jsonl"
+    assert write_jsonl(path, rows) == 4
+    assert path.read_bytes() == b"".join(compact(r) + b"\n" for r in rows)
+
+
+NON_FINITE = [float("nan"), float("inf"), -float("inf"), np.float64("nan")]
+
+
+@pytest.mark.parametrize("row", [{"x": v} for v in NON_FINITE] + [{"x": "\ud800"}, {"\ud800": 1}, {"e": [{"v": [0, float("nan")]}]}])
 def test_write_jsonl_rejects_what_is_not_strict_json_and_keeps_the_old_file(tmp_path, row):
     path = tmp_path / "v.jsonl"
     path.write_text("old\n")
     with pytest.raises((ValueError, UnicodeEncodeError)):
         write_jsonl(path, [{"ok": 1}] * 5 + [row])
     assert path.read_text() == "old\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=4), min_size=1, max_size=8),
+       bad=st.sampled_from(NON_FINITE[:3]), where=st.integers(0, 7), depth=st.integers(0, 3))
+def test_the_quick_screen_never_misses_a_non_finite_number(rows, bad, where, depth):
+    """The marshal-bytes screen may say yes wrongly (the exact walk then decides), never no wrongly."""
+    from rules.common.jsonl import _may_hold_non_finite
+
+    value = bad
+    for _ in range(depth):
+        value = [value] if depth % 2 else {"v": value}
+    rows[where % len(rows)]["bad"] = value
+    assert _may_hold_non_finite(rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=4), max_size=8))
+def test_finite_rows_pass_the_screen_or_the_walk(rows):
+    from rules.common.jsonl import _may_hold_non_finite, _refuse_non_finite
+
+    if _may_hold_non_finite(rows):
+        _refuse_non_finite(rows)  # raises only on a non-finite number, which these rows do not hold
 
 
 @pytest.mark.parametrize("enabled", [True, False])
