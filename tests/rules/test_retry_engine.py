@@ -407,3 +407,32 @@ def test_catalog_names_never_end_a_sentence_early():
     ], catalog)
     assert rows["EV-3"]["verdict"] == HOP
     assert "Up load·요약·이름 없는 3개 접점" in rows["EV-3"]["reason"]
+
+
+def reference_context(f):
+    """What explaining reads of the other events, a row and a session at a time."""
+    from rules.retry.explain import _name
+
+    texts = dict(zip(f["event_id"], f["input_text"]))
+    shown = [_name(v) for v in f["surface_name"]]
+    names = dict(zip(f["event_id"], shown))
+    sessions: dict = {}
+    for session, name in zip(f["session_id"], shown):
+        sessions.setdefault(session, {})[name] = None
+    return texts, names, {s: list(n) for s, n in sessions.items()}
+
+
+SURFACE_NAMES = st.sampled_from(["요약", "요약.", "요약!?", "번역", "...", None, float("nan"), ""])
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["s1", "s2", "s3"]), SURFACE_NAMES, st.text(max_size=3)), max_size=20))
+def test_explanation_context_matches_the_row_by_row_reading(rows):
+    """Each session's surfaces once, in order, however they repeat or interleave; None and NaN names shown apart."""
+    import pandas as pd
+
+    from rules.retry.explain import explain_context
+
+    f = pd.DataFrame({"event_id": [f"E-{i}" for i in range(len(rows))], "session_id": [r[0] for r in rows],
+                      "surface_name": pd.Series([r[1] for r in rows], dtype=object), "input_text": [r[2] for r in rows]})
+    assert explain_context(f) == reference_context(f)
