@@ -17,6 +17,7 @@ import pandas as pd
 
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.gates import trim
+from rules.common.ordering import stable_order
 from rules.common.timestamps import local_day
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
@@ -102,7 +103,7 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
 
 
 def ordered_messages(messages: pd.DataFrame) -> pd.DataFrame:
-    m = messages.sort_values(["room_id", "sent_at_ns", "message_id"], kind="stable").reset_index(drop=True)
+    m = messages.take(stable_order(messages, ["room_id", "sent_at_ns", "message_id"])).reset_index(drop=True)
     m["seq"] = m.groupby("room_id", sort=False).cumcount()
     return m
 

@@ -15,6 +15,7 @@ from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
 from rules.common.evidence import plain_columns, plain_records, rows_of
+from rules.common.ordering import stable_order
 from rules.live_pick.explain import explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
 
@@ -118,8 +119,7 @@ def _ordered(f: pd.DataFrame) -> np.ndarray:
     """Gives decided and ranked lines their pick ids (settled among all of them); returns the
     positions that put them in output order (`ORDER`), sorting the keys alone rather than every column."""
     f["pick_id"] = pick_ids(f["msg_id"])
-    keys = f[ORDER].reset_index(drop=True)
-    return keys.sort_values(ORDER, na_position="last", kind="stable").index.to_numpy()
+    return stable_order(f, ORDER)
 
 
 def _explained(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:

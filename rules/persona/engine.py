@@ -7,6 +7,7 @@ import pandas as pd
 
 from rules.common.evidence import plain_records
 from rules.common.gates import int_or_none, trim_column
+from rules.common.ordering import stable_order
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 from rules.persona.explain import explain
@@ -54,7 +55,7 @@ def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) 
     f["avoided"] = avoided_forbidden(f)
     f["check_id"] = "pk_" + f["turn_no"]
     keys = ["created_at_ns", "turn_no"]
-    return f, f[keys].reset_index(drop=True).sort_values(keys, kind="stable").index.to_numpy()
+    return f, stable_order(f, keys)
 
 
 def _explained(f: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.evidence import plain_columns, rows_of
+from rules.common.ordering import stable_order
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
@@ -63,7 +64,7 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
     )
     f["surface_baseline"] = [float(b) for b in f["baseline"]]
     f["max_overlap"] = [None if m is None else float(m) for m in f["max_exact"]]
-    order = f[["sent_at_ns", "event_id"]].sort_values(["sent_at_ns", "event_id"], kind="stable").index.to_numpy()
+    order = stable_order(f, ["sent_at_ns", "event_id"])
     return f, order, explain_context(f)
 
 
@@ -78,7 +79,7 @@ def _explained(f: pd.DataFrame, context, config: RetryConfig) -> pd.DataFrame:
 
 def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     """Every event in session order with its baseline, best earlier matches and session facts."""
-    f = events.sort_values(["session_id", "sent_at_ns", "event_id"], kind="stable").reset_index(drop=True)
+    f = events.take(stable_order(events, ["session_id", "sent_at_ns", "event_id"])).reset_index(drop=True)
     if f.empty:
         return f
     n = len(f)

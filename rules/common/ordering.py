@@ -1,0 +1,49 @@
+"""Stable sorts of a frame's rows by several key columns, text keys sorted in C.
+
+pandas sorts a text column by factorizing it with its distinct values sorted by Python string
+comparisons (`safe_sort`): 6 s of retry's 10⁶ events sorted by session, time and id. Arrow's
+`sort_indices` sorts the same keys in C++, stably. Arrow compares text as UTF-8 bytes, which is
+code point order, the order Python's `str` comparisons give; missing values (None, NaN, NA) go
+last in either direction, as pandas puts them. Keys of other kinds (mixed, dates) go to pandas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def stable_order(frame: pd.DataFrame, keys: list[str], ascending: bool | list[bool] = True) -> np.ndarray:
+    """Row positions that put `frame` in order of `keys`: the order of `frame.sort_values(keys,
+    ascending=ascending, kind="stable", na_position="last")`, as positions."""
+    directions = [ascending] * len(keys) if isinstance(ascending, bool) else list(ascending)
+    columns = [_arrow_key(frame[k]) for k in keys]
+    if any(c is None for c in columns):
+        return _pandas_order(frame, keys, directions)
+    table = pa.table({f"k{i}": c for i, c in enumerate(columns)})
+    order = [(f"k{i}", "ascending" if up else "descending", "at_end") for i, up in enumerate(directions)]
+    return pc.sort_indices(table, sort_keys=order).to_numpy().astype(np.int64, copy=False)
+
+
+def _pandas_order(frame: pd.DataFrame, keys: list[str], directions: list[bool]) -> np.ndarray:
+    positions = frame[keys].reset_index(drop=True)
+    return positions.sort_values(keys, ascending=directions, kind="stable", na_position="last").index.to_numpy()
+
+
+def _arrow_key(column: pd.Series) -> pa.Array | None:
+    """The column as an Arrow array that Arrow orders as pandas does (missing values as nulls), or
+    None for kinds left to pandas."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iubf":
+        # NaN → null; + 0 makes -0.0 the 0.0 it equals (Arrow orders them apart, pandas keeps them tied)
+        return pa.array(column.to_numpy() + 0 if dtype.kind == "f" else column.to_numpy(), from_pandas=True)
+    if isinstance(column.array, (pd.arrays.IntegerArray, pd.arrays.BooleanArray)):
+        return pa.array(column.array)
+    if dtype == object:
+        try:
+            return pa.array(column.to_numpy(), type=pa.string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all text
+            return None
+    return None
