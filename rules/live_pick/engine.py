@@ -291,7 +291,9 @@ def rank_remaining(f: pd.DataFrame, config: LivePickConfig) -> None:
         f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
         f["ranked_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
         return
-    r = f.loc[remaining].sort_values(["character_id", "window_ns", *RANK_KEYS], ascending=[True, True, *RANK_ASCENDING])
+    keys = ["character_id", "window_ns", *RANK_KEYS]
+    r = f.loc[remaining, keys]  # the keys alone, not a copy of every feature column
+    r = r.iloc[stable_order(r, keys, [True, True, *RANK_ASCENDING])]
     groups = r.groupby(["character_id", "window_ns"], sort=False)
     rank = groups.cumcount() + 1
     f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
