@@ -15,6 +15,7 @@ from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
 from rules.common.evidence import plain_columns, plain_records, rows_of
+from rules.common.lookup import add_looked_up
 from rules.common.ordering import stable_order
 from rules.live_pick.explain import explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
@@ -208,9 +209,9 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
     f[VERSION] = version_in_force(f, sheet)
     on = ["character_id", VERSION] if is_versioned(sheet) else ["character_id"]
     sheet_cols = ["character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic", "reply_cooldown_sec"]
-    f = f.merge(sheet[[*on, *sheet_cols]], on=on, how="left", validate="many_to_one")
-    rel = relation[["viewer_id", "nickname", "closeness_level", "answered_topics", "last_replied_at", "last_replied_ns"]]
-    f = f.merge(rel.assign(has_relation=True), on="viewer_id", how="left", validate="many_to_one")
+    add_looked_up(f, sheet, on, sheet_cols)
+    rel = ["nickname", "closeness_level", "answered_topics", "last_replied_at", "last_replied_ns"]
+    add_looked_up(f, relation[["viewer_id", *rel]].assign(has_relation=True), ["viewer_id"], [*rel, "has_relation"])
     f["has_relation"] = f["has_relation"].eq(True)
     f["closeness_level"] = f["closeness_level"].where(f["has_relation"], config.first_time_viewer.closeness_level).astype("int64")
     f["answered_topics"] = [a if isinstance(a, list) else [] for a in f["answered_topics"]]
