@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from rules.common import evidence
@@ -40,3 +41,56 @@ def per_verdict(
     return cited, summaries, hedges
 
 
+
+
+Columns = dict[str, list]
+"""Plain values of some rows, by column name: the rows of one verdict, handed to its builder."""
+
+
+def column_wise(
+    f: pd.DataFrame,
+    key: str,
+    build: dict[str, Callable[[Columns, object], tuple[list, list, list]]],
+    config,
+    reads: tuple[str, ...],
+) -> tuple[list, list, list]:
+    """Evidence, summaries and hedges of the rows, as `per_verdict` gives them, each verdict's rows
+    explained together: `build[verdict](columns, config)` gets the plain values of those rows in the
+    `reads` columns and gives one evidence list, summary and hedge per row, in the rows' order.
+
+    No dict per row and no builder call per row; a builder cites only the columns its verdict rests
+    on and words a sentence once per distinct value (`each`). It must not repeat an evidence row
+    within a row: nothing here removes repeats (`per_verdict` runs `dedupe`)."""
+    n = len(f)
+    cited: list = [None] * n
+    summaries: list = [None] * n
+    hedges: list = [None] * n
+    if not n:
+        return cited, summaries, hedges
+    codes = f[key].to_numpy(dtype=object)
+    columns = evidence.plain_columns(f[[c for c in reads if c != key]])
+    with cycle_collection_paused():
+        for code in pd.unique(codes):
+            if code not in build:
+                raise KeyError(code)
+            at = np.flatnonzero(codes == code).tolist()
+            whole = len(at) == n
+            part = columns if whole else {name: [values[i] for i in at] for name, values in columns.items()}
+            e, s, h = build[code](part, config)
+            if whole:
+                return e, s, h
+            for i, ei, si, hi in zip(at, e, s, h):
+                cited[i], summaries[i], hedges[i] = ei, si, hi
+    return cited, summaries, hedges
+
+
+def each(fn: Callable[[object], object], values: list) -> list:
+    """`fn` of every value, called once per distinct value (of a kind: 1 and True apart)."""
+    keys = [(type(v), v) for v in values]
+    try:
+        table = dict.fromkeys(keys)
+    except TypeError:  # a list where a scalar belongs
+        return [fn(v) for v in values]
+    for k in table:
+        table[k] = fn(k[1])
+    return [table[k] for k in keys]

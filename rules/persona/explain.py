@@ -3,29 +3,42 @@
 Evidence cites `source` ∈ {profile, turn}; without `agg` its value is the cited row's value as
 written. `count` on profile.character_code is the number of profiles with the turn's
 (trimmed) code: 0 for an unmapped turn.
+
+Built column-wise (`column_wise`): each code's rows at once, from the columns that code cites, with
+every sentence worded once per distinct value. Plain lists and f-strings rather than pandas' string
+methods, which call Python per cell too and would add a Series per template. No builder cites a
+(source, field) twice in one row, so there is nothing to de-duplicate.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pandas as pd
 
-from rules.common import evidence
-from rules.common.explain import per_verdict
+from rules.common.explain import column_wise, each
 from rules.common.korean import inline, josa
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 
 MINOR_HEDGE = "합성 기준 판정이라 연출 의도로 허용하는 구간이 있을 수 있습니다."
 UNFILLED_HEDGE = "설정 항목이 비어 있는 캐릭터를 어디까지 판정할지는 기획 기준에 따라 담당자가 정합니다."
+BLANK_CODE = "캐릭터 코드가 비어 있어 어느 설정과 맞춰야 할지 정하지 못합니다."
+EMPTY_REPLY = "응답이 비어 있어 대조할 내용이 없습니다."
+NOTHING_STATED = "발화가 나이나 직업을 밝히지 않았고 설정이 막은 주제도 건드리지 않았습니다."
 
 READS = ("character_code_raw", "prompt_ver", "reply_text", "stated_age", "stated_job", "topic_tag", "user_topic_tag",
          "character_code", "profile_job", "profile_forbidden_topic", "topic", "forbidden", "job", "stated_job_clean", "age",
          "avoided")
-"""The feature columns the builders below read: the only ones made into each row's dict."""
+"""The feature columns the builders below read: the only ones made into plain values."""
 
 
-def ev(source: str, field: str, value, agg: str | None = None) -> dict:
-    return evidence.row("source", source, field, value, agg)
+def turn(field: str, value) -> dict:
+    return {"source": "turn", "field": field, "value": value}
+
+
+def profile(field: str, value) -> dict:
+    return {"source": "profile", "field": field, "value": value}
 
 
 def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
@@ -37,70 +50,79 @@ def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
         V.JOB_CONFLICT: _job,
         V.CONSISTENT: _consistent,
     }
-    return per_verdict(f, "persona_code", build, config, reads=READS)
+    return column_wise(f, "persona_code", build, config, READS)
 
 
-def _unmapped(r, config):
-    e = [ev("turn", "character_code_raw", r["character_code_raw"]), ev("profile", "character_code", 0, agg="count")]
-    if not r["character_code"]:
-        return e, "캐릭터 코드가 비어 있어 어느 설정과 맞춰야 할지 정하지 못합니다.", None
-    code = inline(r["character_code"])
-    return e, f"설정 목록에 없는 캐릭터 코드 {josa(code, '이라/라')} 무엇과 맞춰야 할지 정하지 못합니다.", None
+def _unmapped(c, config):
+    e = [[turn("character_code_raw", raw), {"source": "profile", "field": "character_code", "value": 0, "agg": "count"}]
+         for raw in c["character_code_raw"]]
+    s = each(lambda code: f"설정 목록에 없는 캐릭터 코드 {josa(inline(code), '이라/라')} 무엇과 맞춰야 할지 정하지 못합니다."
+             if code else BLANK_CODE, c["character_code"])
+    return e, s, [None] * len(e)
 
 
-def _empty(r, config):
-    e = [ev("turn", "reply_text", r["reply_text"]), ev("turn", "prompt_ver", r["prompt_ver"])]
-    return e, "응답이 비어 있어 대조할 내용이 없습니다.", None
+def _empty(c, config):
+    e = [[turn("reply_text", reply), turn("prompt_ver", version)] for reply, version in zip(c["reply_text"], c["prompt_ver"])]
+    return e, [EMPTY_REPLY] * len(e), [None] * len(e)
 
 
-def _forbidden(r, config):
-    tag = inline(r["topic"])
-    if r["forbidden"] is not None and r["topic"] == r["forbidden"]:
-        e = [ev("turn", "topic_tag", r["topic_tag"]), ev("profile", "forbidden_topic", r["profile_forbidden_topic"])]
-        return e, f"설정이 막아 둔 {tag} 주제를 그대로 이어 말했습니다.", None
-    e = [ev("turn", "topic_tag", r["topic_tag"]), ev("profile", "age", r["age"])]
-    s = f"{r['age']}세 미성년 설정 캐릭터가 {tag} 주제를 받아 이어 말했습니다."
-    return e, s, MINOR_HEDGE
+def _forbidden(c, config):
+    # Forbidden by the profile itself, or (otherwise) a restricted topic for a minor.
+    direct = [forbidden is not None and topic == forbidden for topic, forbidden in zip(c["topic"], c["forbidden"])]
+    e = [[turn("topic_tag", tag), profile("forbidden_topic", forbidden) if d else profile("age", age)]
+         for d, tag, forbidden, age in zip(direct, c["topic_tag"], c["profile_forbidden_topic"], c["age"])]
+    s = [f"설정이 막아 둔 {tag} 주제를 그대로 이어 말했습니다." if d else f"{age}세 미성년 설정 캐릭터가 {tag} 주제를 받아 이어 말했습니다."
+         for d, tag, age in zip(direct, each(inline, c["topic"]), c["age"])]
+    return e, s, [None if d else MINOR_HEDGE for d in direct]
 
 
-def _age(r, config):
-    stated, age = r["stated_age"], r["age"]
-    e = [ev("turn", "stated_age", stated), ev("profile", "age", age)]
-    if age is None:
-        return e, f"설정에 나이가 비어 있는데 발화가 {stated}세라고 단정해 설정을 채워야 합니다.", UNFILLED_HEDGE
-    diff = stated - age
-    direction = "많게" if diff > 0 else "적게"
-    return e, f"설정 나이 {age}세보다 {abs(diff)}살 {direction} 말했습니다.", None
+def _age(c, config):
+    stated, ages = c["stated_age"], c["age"]
+    e = [[turn("stated_age", s), profile("age", a)] for s, a in zip(stated, ages)]
+    s = [f"설정에 나이가 비어 있는데 발화가 {s}세라고 단정해 설정을 채워야 합니다." if a is None
+         else f"설정 나이 {a}세보다 {abs(s - a)}살 {'많게' if s - a > 0 else '적게'} 말했습니다."
+         for s, a in zip(stated, ages)]
+    return e, s, [UNFILLED_HEDGE if a is None else None for a in ages]
 
 
-def _job(r, config):
-    stated = inline(r["stated_job_clean"])
-    job = None if r["job"] is None else inline(r["job"])
-    e = [ev("turn", "stated_job", r["stated_job"]), ev("profile", "job", r["profile_job"])]
-    if job is None:
-        return e, f"설정에 직업이 비어 있는데 발화가 직업을 {josa(stated, '으로/로')} 단정해 설정을 채워야 합니다.", UNFILLED_HEDGE
-    return e, f"설정은 {job}인데 발화에서는 {josa(stated, '이라/라')}고 말했습니다.", None
+def _job(c, config):
+    e = [[turn("stated_job", s), profile("job", j)] for s, j in zip(c["stated_job"], c["profile_job"])]
+    as_ro = each(lambda v: josa(inline(v), "으로/로"), c["stated_job_clean"])
+    as_ira = each(lambda v: josa(inline(v), "이라/라"), c["stated_job_clean"])
+    jobs = each(lambda v: None if v is None else inline(v), c["job"])
+    s = [f"설정에 직업이 비어 있는데 발화가 직업을 {ro} 단정해 설정을 채워야 합니다." if job is None
+         else f"설정은 {job}인데 발화에서는 {ira}고 말했습니다."
+         for job, ro, ira in zip(jobs, as_ro, as_ira)]
+    return e, s, [UNFILLED_HEDGE if job is None else None for job in jobs]
 
 
-def _consistent(r, config):
-    e, parts = [], []
-    if r["avoided"]:
-        e += [ev("turn", "user_topic_tag", r["user_topic_tag"]), ev("turn", "topic_tag", r["topic_tag"]),
-              ev("profile", "forbidden_topic", r["profile_forbidden_topic"])]
-        parts.append(f"금지 주제인 {josa(inline(r['forbidden']), '을/를')} 요청받았지만 답을 피해 설정을 지켰습니다.")
-    matched, unchecked = [], []
-    if r["stated_age"] is not None:
-        e += [ev("turn", "stated_age", r["stated_age"]), ev("profile", "age", r["age"])]
-        (matched if r["age"] is not None else unchecked).append(f"나이 {r['stated_age']}세")
-    if r["stated_job_clean"] is not None:
-        e += [ev("turn", "stated_job", r["stated_job"]), ev("profile", "job", r["profile_job"])]
-        (matched if r["job"] is not None else unchecked).append(f"직업 {inline(r['stated_job_clean'])}")
-    if matched:
-        parts.append(f"발화에서 밝힌 {josa(', '.join(matched), '이/가')} 설정과 같습니다.")
-    if unchecked:
-        # Only under the "ignore" null-field policy: an empty profile field is not compared.
-        parts.append(f"발화에서 밝힌 {josa(', '.join(unchecked), '은/는')} 설정 항목이 비어 있어 대조하지 않았습니다.")
-    if not parts:
-        e += [ev("turn", "stated_age", None), ev("turn", "stated_job", r["stated_job"]), ev("turn", "topic_tag", r["topic_tag"])]
-        parts.append("발화가 나이나 직업을 밝히지 않았고 설정이 막은 주제도 건드리지 않았습니다.")
-    return e, " ".join(parts), None
+def _consistent(c, config):
+    avoided_text = each(lambda v: f"금지 주제인 {josa(inline(v), '을/를')} 요청받았지만 답을 피해 설정을 지켰습니다.", c["forbidden"])
+    job_text = each(lambda v: None if v is None else f"직업 {inline(v)}", c["stated_job_clean"])
+    same = lru_cache(maxsize=None)(lambda words: f"발화에서 밝힌 {josa(words, '이/가')} 설정과 같습니다.")
+    # Only under the "ignore" null-field policy: an empty profile field is not compared.
+    skipped = lru_cache(maxsize=None)(lambda words: f"발화에서 밝힌 {josa(words, '은/는')} 설정 항목이 비어 있어 대조하지 않았습니다.")
+    cited, summaries = [], []
+    for avoided, said, user_tag, tag, forbidden, stated_age, age, stated_job, profile_job, job, job_said in zip(
+            c["avoided"], avoided_text, c["user_topic_tag"], c["topic_tag"], c["profile_forbidden_topic"], c["stated_age"],
+            c["age"], c["stated_job"], c["profile_job"], c["job"], job_text):
+        e, parts, matched, unchecked = [], [], [], []
+        if avoided:
+            e += [turn("user_topic_tag", user_tag), turn("topic_tag", tag), profile("forbidden_topic", forbidden)]
+            parts.append(said)
+        if stated_age is not None:
+            e += [turn("stated_age", stated_age), profile("age", age)]
+            (matched if age is not None else unchecked).append(f"나이 {stated_age}세")
+        if job_said is not None:
+            e += [turn("stated_job", stated_job), profile("job", profile_job)]
+            (matched if job is not None else unchecked).append(job_said)
+        if matched:
+            parts.append(same(", ".join(matched)))
+        if unchecked:
+            parts.append(skipped(", ".join(unchecked)))
+        if not parts:
+            e += [turn("stated_age", None), turn("stated_job", stated_job), turn("topic_tag", tag)]
+            parts.append(NOTHING_STATED)
+        cited.append(e)
+        summaries.append(" ".join(parts))
+    return cited, summaries, [None] * len(cited)

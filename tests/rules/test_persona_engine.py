@@ -1,6 +1,7 @@
 """The persona rules (seed 000, SPEC §3): the sample against the hand-worked oracle, small
-hand-made frames for every rule and its precedence, summaries and evidence, and a property
-test that the vectorised engine agrees with the row-by-row reference on random tables.
+hand-made frames for every rule and its precedence, summaries and evidence, and property
+tests that the vectorised engine agrees with the row-by-row reference on random tables and that
+the column-wise explanation agrees with the row-by-row builders.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from rules.persona import engine
 from rules.persona import verdicts as V
 from rules.persona.checks import run_checks
 from rules.persona.config import PersonaConfig, load_config
+from rules.persona.explain import explain
 from rules.persona.normalise import normalise
 from rules.persona.reference import expected_codes
 from tests import conftest
+from tests.rules import persona_explain_reference as explain_reference
 from tests.rules.helpers import judge_persona, judged_sample, raw_frame, read_jsonl
 
 SAMPLE = conftest.SEEDS / "persona"
@@ -609,3 +612,60 @@ def test_engine_agrees_with_the_reference_on_random_tables(profiles, turns, chan
     assert len(rows) == len(t_rows)
     failed = {r.id: r.detail for r in run_checks(norm, rows, config) if not r.passed}
     assert failed == {}
+
+
+# -- property: the column-wise explanation agrees with the row-by-row builders ------------------
+
+WORDS = st.text(alphabet="가나다라마바사각난달람밥삿왕읽값 AZaz09.?!·\n\u3000-()", max_size=6)
+explained_profiles = st.fixed_dictionaries({
+    "character_code": st.sampled_from(CODES),
+    "character_name": st.just("가나"),
+    "age": st.one_of(st.sampled_from(AGES), st.integers(0, 150), st.just(35.0)),
+    "job": st.one_of(st.sampled_from(JOBS), WORDS),
+    "forbidden_topic": st.one_of(st.sampled_from(TOPICS), WORDS),
+})
+explained_turns = st.fixed_dictionaries({
+    "character_code_raw": st.one_of(st.sampled_from(RAW_CODES), WORDS),
+    "reply_text": st.sampled_from(REPLIES),
+    "stated_age": st.one_of(st.sampled_from(AGES), st.integers(0, 150), st.just(21.0)),
+    "stated_job": st.one_of(st.sampled_from(JOBS), WORDS),
+    "topic_tag": st.one_of(st.sampled_from(TOPICS), WORDS),
+    "user_topic_tag": st.one_of(st.sampled_from(TOPICS), WORDS),
+    "minute": st.integers(0, 59),
+})
+
+
+def explained_both_ways(profiles, turns, config):
+    """(column-wise, row-by-row) explanations of the judged turns, in output order."""
+    norm = gate([{"profile_no": f"CP-{i}", **p} for i, p in enumerate(profiles)],
+                [{"turn_no": f"T-{i}", "prompt_ver": "p13", "scenario_id": None, "user_text": "질문",
+                  "created_at": f"2026-10-04T10:{t['minute']:02d}:00", **{k: v for k, v in t.items() if k != "minute"}}
+                 for i, t in enumerate(turns)], config)
+    f, order = engine.decided(norm.tables["turns"], norm.tables["profiles"], config)
+    f = f.iloc[order]
+    return explain(f, config), explain_reference.explain(f, config)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(profiles=st.lists(explained_profiles, max_size=3), turns=st.lists(explained_turns, min_size=1, max_size=10),
+       changes=configs)
+def test_column_wise_explanation_agrees_with_the_row_by_row_builders(profiles, turns, changes):
+    columnar, reference = explained_both_ways(profiles, turns, config_with(**changes))
+    # The same evidence (values of the same JSON kinds, keys in the same order), summaries and hedges.
+    assert [[json.dumps(e, ensure_ascii=False) for e in row] for row in columnar[0]] == \
+        [[json.dumps(e, ensure_ascii=False) for e in row] for row in reference[0]]
+    assert columnar[1:] == reference[1:]
+
+
+def test_column_wise_explanation_agrees_on_the_sample():
+    config = load_config()
+    norm = judged_sample_input(config)
+    f, order = engine.decided(norm.tables["turns"], norm.tables["profiles"], config)
+    f = f.iloc[order]
+    assert len(set(f["persona_code"])) == len(V.RULE_ORDER), "the sample holds every code"
+    columnar, reference = explain(f, config), explain_reference.explain(f, config)
+    assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
+
+
+def judged_sample_input(config):
+    return normalise({name: raw_frame(name, read_jsonl(SAMPLE / f"{name}.jsonl")) for name in ("profiles", "turns")}, config)

@@ -1,0 +1,60 @@
+"""`column_wise` hands each verdict's rows to its builder at once and puts the answers back in
+the rows' order; `each` calls a function once per distinct value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.common.explain import column_wise, each
+
+
+def echo(tag):
+    """A builder that says which rows (by their `n`) it was given and which verdict it is."""
+    return lambda c, config: ([[{"n": n}] for n in c["n"]], [f"{tag}:{n}" for n in c["n"]], [tag] * len(c["n"]))
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=30))
+def test_every_row_gets_its_own_verdicts_answer_in_place(verdicts):
+    f = pd.DataFrame({"v": pd.Series(verdicts, dtype=object), "n": np.arange(len(verdicts)), "unread": 1.5})
+    cited, summaries, hedges = column_wise(f, "v", {k: echo(k) for k in "abc"}, None, ("n",))
+    assert cited == [[{"n": n}] for n in range(len(verdicts))]
+    assert summaries == [f"{v}:{n}" for n, v in enumerate(verdicts)]
+    assert hedges == verdicts
+
+
+def test_builders_see_only_the_columns_read_as_plain_values():
+    f = pd.DataFrame({"v": ["a", "b"], "n": pd.array([1, None], dtype="Int64"), "x": [np.nan, 2.0], "secret": ["s", "s"]})
+    seen = []
+
+    def build(c, config):
+        seen.append(c)
+        return [[]], ["."], [None]
+
+    column_wise(f, "v", {"a": build, "b": build}, None, ("n", "x"))
+    assert seen == [{"n": [1], "x": [None]}, {"n": [None], "x": [2.0]}]
+    assert type(seen[0]["n"][0]) is int
+
+
+def test_an_unknown_verdict_fails_and_no_rows_give_empty_lists():
+    f = pd.DataFrame({"v": ["a", "zzz"], "n": [1, 2]})
+    with pytest.raises(KeyError, match="zzz"):
+        column_wise(f, "v", {"a": echo("a")}, None, ("n",))
+    assert column_wise(f.iloc[:0], "v", {"a": echo("a")}, None, ("n",)) == ([], [], [])
+
+
+def test_each_calls_once_per_distinct_value_of_a_kind():
+    calls = []
+
+    def fn(v):
+        calls.append(v)
+        return repr(v)
+
+    assert each(fn, [1, True, 1, "1", None, True, None]) == ["1", "True", "1", "'1'", "None", "True", "None"]
+    assert calls == [1, True, "1", None]
+    assert each(repr, [[1], [1], "x"]) == ["[1]", "[1]", "'x'"]  # unhashable values: called per value
+    nan = float("nan")
+    assert each(repr, [nan, nan]) == ["nan", "nan"]
