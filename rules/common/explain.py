@@ -55,8 +55,8 @@ def column_wise(
     reads: tuple[str, ...],
 ) -> tuple[list, list, list]:
     """Evidence, summaries and hedges of the rows, as `per_verdict` gives them, each verdict's rows
-    explained together: `build[verdict](columns, config)` gets the plain values of those rows in the
-    `reads` columns and gives one evidence list, summary and hedge per row, in the rows' order.
+    explained together: `build[verdict](columns, config)` gets the plain values of those rows in `key`
+    and the `reads` columns and gives one evidence list, summary and hedge per row, in the rows' order.
 
     No dict per row and no builder call per row; a builder cites only the columns its verdict rests
     on and words a sentence once per distinct value (`each`). It must not repeat an evidence row
@@ -68,20 +68,32 @@ def column_wise(
     if not n:
         return cited, summaries, hedges
     codes = f[key].to_numpy(dtype=object)
-    columns = evidence.plain_columns(f[[c for c in reads if c != key]])
+    columns = evidence.plain_columns(f[[key, *(c for c in reads if c != key)]])
     with cycle_collection_paused():
         for code in pd.unique(codes):
             if code not in build:
                 raise KeyError(code)
             at = np.flatnonzero(codes == code).tolist()
             whole = len(at) == n
-            part = columns if whole else {name: [values[i] for i in at] for name, values in columns.items()}
-            e, s, h = build[code](part, config)
+            e, s, h = build[code](columns if whole else _Picked(columns, at), config)
             if whole:
                 return e, s, h
             for i, ei, si, hi in zip(at, e, s, h):
                 cited[i], summaries[i], hedges[i] = ei, si, hi
     return cited, summaries, hedges
+
+
+class _Picked(dict):
+    """Some rows of `columns`: a column's values are picked when a builder first asks for it."""
+
+    def __init__(self, columns: Columns, at: list[int]):
+        super().__init__()
+        self._columns, self._at = columns, at
+
+    def __missing__(self, name: str) -> list:
+        values = self._columns[name]
+        picked = self[name] = [values[i] for i in self._at]
+        return picked
 
 
 def each(fn: Callable[[object], object], values: list) -> list:

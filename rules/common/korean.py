@@ -95,13 +95,9 @@ _WORD_ENDING_FINAL = (
 _SILENT_EXTRA = frozenset("~")
 
 
-def _normalize_char(ch: str) -> str:
-    # Full-width ASCII (ＶＷ１２) reads like ASCII; NFKC is avoided because it would turn
-    # compatibility jamo into conjoining jamo.
-    code = ord(ch)
-    if 0xFF01 <= code <= 0xFF5E:
-        return chr(code - 0xFEE0)
-    return ch
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+"""Full-width ASCII (ＶＷ１２) reads like ASCII; NFKC is avoided because it would turn
+compatibility jamo into conjoining jamo."""
 
 
 def _is_silent(ch: str) -> bool:
@@ -156,7 +152,7 @@ def final_consonant(word: str) -> str | None:
     vowel, or ``None`` when the word is empty or ends in something unreadable. See the module
     docstring for how digits, jamo and Latin letters are read.
     """
-    chars = [_normalize_char(c) for c in unicodedata.normalize("NFC", word)]
+    chars = unicodedata.normalize("NFC", word).translate(_FULL_WIDTH)
     i = len(chars) - 1
     while i >= 0 and _is_silent(chars[i]):
         i -= 1
@@ -180,12 +176,12 @@ def final_consonant(word: str) -> str | None:
                 and chars[start - 2].isascii() and chars[start - 2].isdigit())
         ):
             start -= 1
-        return _number_final("".join(chars[start:i + 1]))
+        return _number_final(chars[start:i + 1])
     if _is_latin(ch):
         start = i
         while start > 0 and _is_latin(chars[start - 1]):
             start -= 1
-        return _latin_final("".join(chars[start:i + 1]))
+        return _latin_final(chars[start:i + 1])
     return None
 
 

@@ -11,6 +11,10 @@ topic's entry for a map column). With `agg` the value is re-computable:
 - `tag:<tagger>` on live_chat.body: a tag the named tagger answered for the body (stored with
   each row under `provenance`; the tags used, or the tag whose answer was discarded); value null
   when the tagger answered nothing. Gold runs cite `live_chat.topic_tags` itself, and only then.
+
+Built column-wise (`column_wise`): each verdict's rows at once, from the columns it cites, every
+name and tag worded once per distinct value. No builder cites a (dataset, field, agg) twice in
+one row, so there is nothing to de-duplicate.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import pandas as pd
 
 from rules.common import evidence
 from rules.common.collector import cycle_collection_paused
-from rules.common.explain import per_verdict
+from rules.common.explain import Columns, column_wise, each
 from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -38,14 +42,17 @@ READS = ("viewer_id", "sent_at", "body", "donation_amount", "is_question", "tags
          "closeness_level", "last_replied_at", "has_relation", "cooldown_elapsed_sec", "n_tags", "banned_tag", "offworld_tag",
          "answered_tag", "first_tag", "required_tag", "required_closeness", "required_in_map", "verdict", "rank_in_window",
          "ranked_in_window")
-"""The feature columns the builders below read: the only ones made into each row's dict."""
+"""The feature columns the builders below read: the only ones made into plain values."""
 PLACE = ("rank_in_window", "ranked_in_window")
 """What a waiting line's place decides, which its `ranked_base` (made before the ranking) never reads."""
 FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 {level}단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
 
 
 def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
-    return evidence.row("dataset", dataset, field, value, agg)
+    """`evidence.row` of a dataset, spelt out: it is made for every cited value."""
+    if agg is None:
+        return {"dataset": dataset, "field": field, "value": value}
+    return {"dataset": dataset, "field": field, "value": value, "agg": agg}
 
 
 def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
@@ -56,188 +63,186 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
         V.PICK: _ranked,
         V.DEFERRED: _ranked,
     }
-    return per_verdict(f, "verdict", build, config, reads=READS)
+    return column_wise(f, "verdict", build, config, READS)
 
 
-# -- shared pieces ----------------------------------------------------------------------
+# -- shared pieces, a column at a time ---------------------------------------------------
 
 
-def _who(r: dict) -> str:
-    return inline(r["nickname"] if r["has_relation"] else r["viewer_id"])
+def _who(c: Columns) -> list:
+    """How each line's viewer is named: the nickname of a known viewer, else the id (raw values)."""
+    return [nick if known else viewer for known, nick, viewer in zip(c["has_relation"], c["nickname"], c["viewer_id"])]
 
 
-def tag_ev(r: dict, tag) -> dict:
-    """Evidence for a tag the rules used: the gold column, or the tagger's reading of the body."""
-    if r["tagger"] == "gold":
-        return ev("live_chat", "topic_tags", tag)
-    return ev("live_chat", "body", tag, agg=f"tag:{r['tagger']}")
+def tag_evs(c: Columns, tags: list) -> list[dict]:
+    """Evidence for the tag each line's rules used: the gold column, or the tagger's reading of the body."""
+    return [ev("live_chat", "topic_tags", tag) if tagger == "gold" else ev("live_chat", "body", tag, agg=f"tag:{tagger}")
+            for tagger, tag in zip(c["tagger"], tags)]
 
 
-def _tagger_out_of_world(r: dict, name: str) -> tuple[list, str, str | None]:
-    """A tagger run left the line without tags: nothing found, an answer discarded, or no answer."""
-    who = f"태거({r['tagger']})"
-    rest = " 답변 후보에서 빼고 운영자가 직접 집어 올릴 수 있게 남깁니다."
-    if r["tag_discard"] == "outside_vocabulary":
-        vocab = set(r["world_topic_tags"]) | set(r["banned_tags"])
-        outside = next(t for t in r["tag_answer"] if t not in vocab)
-        s = f"{who}가 낸 태그 {josa(inline(outside), '이/가')} {name}의 주제 어휘 밖이라 그 답을 버렸습니다." + rest
-        return [tag_ev(r, outside)], s, None
-    if r["tag_discard"] in FAILED_ANSWER:
-        s = f"{who}의 응답이 {FAILED_ANSWER[r['tag_discard']]} 이 줄에 주제 태그를 붙이지 못했습니다." + rest
-        return [tag_ev(r, None)], s, RETRY_HEDGE
-    s = (f"{who}가 이 줄에서 주제 태그를 하나도 뽑지 못해 {name}의 세계관 주제와 겹치는지 볼 수 없습니다. "
-         "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다.")
-    return [tag_ev(r, None)], s, NO_TAG_HEDGE
-
-
-def _viewer_evidence(r: dict) -> list[dict]:
+def _viewer_evidence(known: bool, closeness, last) -> list[dict]:
     """Closeness (or the absence of a relation row) and the last reply, when there is one."""
-    if not r["has_relation"]:
+    if not known:
         return [ev("viewer_relation", "viewer_id", 0, agg="count")]
-    return [
-        ev("viewer_relation", "closeness_level", r["closeness_level"]),
-        ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
-    ]
+    return [ev("viewer_relation", "closeness_level", closeness), ev("viewer_relation", "last_replied_at", last)]
 
 
-def _elapsed_evidence(r: dict) -> list[dict]:
-    if r["cooldown_elapsed_sec"] is None:
-        return []
-    return [ev("live_chat", "sent_at", r["sent_at"]), ev("viewer_relation", "last_replied_at", r["last_replied_at"])]
+def _first_viewer_sentences(c: Columns, config: LivePickConfig) -> list:
+    level = config.first_time_viewer.closeness_level
+    return each(lambda v: f"{josa(inline(v), '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {level}단계로 봅니다.", c["viewer_id"])
 
 
-def _first_viewer_sentence(r: dict, config: LivePickConfig) -> str:
-    return f"{josa(inline(r['viewer_id']), '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {config.first_time_viewer.closeness_level}단계로 봅니다."
+NO_OVERLAP = ("의 세계관 주제와 겹치는지 볼 수 없습니다. "
+              "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다.")
+LEFT_TO_OPERATOR = " 답변 후보에서 빼고 운영자가 직접 집어 올릴 수 있게 남깁니다."
 
 
-# -- one builder per verdict -------------------------------------------------------------
+# -- one builder per verdict, each over that verdict's rows ------------------------------
 
 
-def _out_of_world(r: dict, config: LivePickConfig):
-    name = inline(r["character_name"])
-    e = [ev("live_chat", "body", r["body"])]
-    hedge = None
-    if r["n_tags"] == 0 and r["tagger"] != "gold":
-        more, s, hedge = _tagger_out_of_world(r, name)
-        e += more
-    elif r["n_tags"] == 0:
-        if r["tags"] is None:
-            e.append(ev("live_chat", "topic_tags", None))
-            first = "수집기 태그(topic_tags)가 비어 있어"
+def _out_of_world(c: Columns, config: LivePickConfig):
+    names = each(inline, c["character_name"])
+    banned = each(lambda t: None if t is None else josa(inline(t), "이/가"), c["banned_tag"])
+    offworld = each(lambda t: None if t is None else josa(inline(t), "은/는"), c["offworld_tag"])
+    cited, summaries, hedges = [], [], []
+    for (body, n_tags, tagger, tags, discard, answer, world, banned_tags, banned_tag, banned_shown, offworld_tag,
+         offworld_shown, donation, elapsed, sent, last, name) in zip(
+            c["body"], c["n_tags"], c["tagger"], c["tags"], c["tag_discard"], c["tag_answer"], c["world_topic_tags"],
+            c["banned_tags"], c["banned_tag"], banned, c["offworld_tag"], offworld, c["donation_amount"],
+            c["cooldown_elapsed_sec"], c["sent_at"], c["last_replied_at"], names):
+        e = [ev("live_chat", "body", body)]
+        hedge = None
+        if n_tags == 0 and tagger != "gold":  # a tagger run left the line without tags
+            who = f"태거({tagger})"
+            if discard == "outside_vocabulary":
+                vocab = set(world) | set(banned_tags)
+                outside = next(t for t in answer if t not in vocab)
+                e.append(ev("live_chat", "body", outside, agg=f"tag:{tagger}"))
+                s = f"{who}가 낸 태그 {josa(inline(outside), '이/가')} {name}의 주제 어휘 밖이라 그 답을 버렸습니다." + LEFT_TO_OPERATOR
+            elif discard in FAILED_ANSWER:
+                e.append(ev("live_chat", "body", None, agg=f"tag:{tagger}"))
+                s = f"{who}의 응답이 {FAILED_ANSWER[discard]} 이 줄에 주제 태그를 붙이지 못했습니다." + LEFT_TO_OPERATOR
+                hedge = RETRY_HEDGE
+            else:
+                e.append(ev("live_chat", "body", None, agg=f"tag:{tagger}"))
+                s = f"{who}가 이 줄에서 주제 태그를 하나도 뽑지 못해 {name}{NO_OVERLAP}"
+                hedge = NO_TAG_HEDGE
+        elif n_tags == 0:
+            if tags is None:
+                e.append(ev("live_chat", "topic_tags", None))
+                s = f"수집기 태그(topic_tags)가 비어 있어 {name}{NO_OVERLAP}"
+            else:
+                e.append(ev("live_chat", "topic_tags", 0, agg="count"))
+                s = f"이 줄에는 주제 태그가 0개라 {name}{NO_OVERLAP}"
+            hedge = NO_TAG_HEDGE
+        elif banned_tag is not None:
+            e += [_tag_ev(tagger, banned_tag), ev("character_sheet", "banned_tags", banned_tag)]
+            s = f"{name}의 금칙 주제인 {banned_shown} 걸린 줄입니다."
+            if donation > 0:
+                e.append(ev("live_chat", "donation_amount", donation))
+                s += f" 후원 {won(donation)}이 걸려 있어도 순위를 매기지 않습니다."
+            s += " 답변 후보에서 빼고 운영자에게만 보여 줍니다."
         else:
-            e.append(ev("live_chat", "topic_tags", 0, agg="count"))
-            first = "이 줄에는 주제 태그가 0개라"
-        s = (
-            f"{first} {name}의 세계관 주제와 겹치는지 볼 수 없습니다. "
-            "겹침이 확인되지 않으면 답하지 않는 쪽으로 두고 운영자가 직접 집어 올릴 수 있게 남깁니다."
-        )
-        hedge = NO_TAG_HEDGE
-    elif r["banned_tag"] is not None:
-        tag = r["banned_tag"]
-        shown = inline(tag)
-        e += [tag_ev(r, tag), ev("character_sheet", "banned_tags", tag)]
-        s = f"{name}의 금칙 주제인 {josa(shown, '이/가')} 걸린 줄입니다."
-        if r["donation_amount"] > 0:
-            e.append(ev("live_chat", "donation_amount", r["donation_amount"]))
-            s += f" 후원 {won(r['donation_amount'])}이 걸려 있어도 순위를 매기지 않습니다."
-        s += " 답변 후보에서 빼고 운영자에게만 보여 줍니다."
-    else:
-        tag = r["offworld_tag"]
-        shown = inline(tag)
-        n_world = len(r["world_topic_tags"])
-        e += [tag_ev(r, tag), ev("character_sheet", "world_topic_tags", tag, agg="not_in")]
-        s = (
-            f"{josa(shown, '은/는')} {name}의 세계관 주제 {n_world}개에 들지 않습니다. "
-            "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다."
-        )
-    e += _elapsed_evidence(r)
-    return e, s, hedge
+            e += [_tag_ev(tagger, offworld_tag), ev("character_sheet", "world_topic_tags", offworld_tag, agg="not_in")]
+            s = (f"{offworld_shown} {name}의 세계관 주제 {len(world)}개에 들지 않습니다. "
+                 "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다.")
+        if elapsed is not None:
+            e += [ev("live_chat", "sent_at", sent), ev("viewer_relation", "last_replied_at", last)]
+        cited.append(e)
+        summaries.append(s)
+        hedges.append(hedge)
+    return cited, summaries, hedges
 
 
-def _just_answered(r: dict, config: LivePickConfig):
-    tag = r["answered_tag"]
-    shown = inline(tag)
-    e = [
-        ev("live_chat", "sent_at", r["sent_at"]),
-        ev("viewer_relation", "last_replied_at", r["last_replied_at"]),
-        tag_ev(r, tag),
-        ev("viewer_relation", "answered_topics", tag),
-        ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
-    ]
-    s = (
-        f"{_who(r)}에게 {shown} 이야기를 답한 지 {r['cooldown_elapsed_sec']}초밖에 지나지 않아 "
-        f"쿨다운 {r['reply_cooldown_sec']}초 안입니다. "
-        "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
-    )
-    return e, s, None
+def _tag_ev(tagger, tag) -> dict:
+    return ev("live_chat", "topic_tags", tag) if tagger == "gold" else ev("live_chat", "body", tag, agg=f"tag:{tagger}")
 
 
-def _below_closeness(r: dict, config: LivePickConfig):
-    tag = r["required_tag"]
-    shown = inline(tag)
-    need = _num(r["required_closeness"])
-    e = [ev("live_chat", "body", r["body"]), tag_ev(r, tag)]
-    if r["required_in_map"]:
-        e.append(ev("character_sheet", "min_closeness_by_topic", r["min_closeness_by_topic"][tag]))
-    e += _viewer_evidence(r)
-    s = (
-        f"{josa(_who(r), '이/가')} 꺼낸 {shown} 주제는 친밀 {need}단계부터이고 "
-        f"이 시청자는 {r['closeness_level']}단계입니다. 관계가 쌓이기 전에는 답변 후보에서 뺍니다."
-    )
-    if not r["has_relation"]:
-        s += " " + _first_viewer_sentence(r, config)
-    return e, s, CLOSENESS_HEDGE
+def _just_answered(c: Columns, config: LivePickConfig):
+    e = [[ev("live_chat", "sent_at", sent), ev("viewer_relation", "last_replied_at", last), tag_ev,
+          ev("viewer_relation", "answered_topics", tag), ev("character_sheet", "reply_cooldown_sec", cooldown)]
+         for sent, last, tag_ev, tag, cooldown in zip(c["sent_at"], c["last_replied_at"], tag_evs(c, c["answered_tag"]),
+                                                     c["answered_tag"], c["reply_cooldown_sec"])]
+    s = [f"{who}에게 {shown} 이야기를 답한 지 {elapsed}초밖에 지나지 않아 쿨다운 {cooldown}초 안입니다. "
+         "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
+         for who, shown, elapsed, cooldown in zip(each(inline, _who(c)), each(inline, c["answered_tag"]),
+                                                  c["cooldown_elapsed_sec"], c["reply_cooldown_sec"])]
+    return e, s, [None] * len(e)
 
 
-def _ranked(r: dict, config: LivePickConfig):
-    base = ranked_base(r, config)
-    cited, summary = ranked(base, r["verdict"], r["rank_in_window"], r["ranked_in_window"], config)
-    return cited, summary, base[2]
+def _below_closeness(c: Columns, config: LivePickConfig):
+    cited = []
+    for body, tag_ev, in_map, mins, tag, known, closeness, last in zip(
+            c["body"], tag_evs(c, c["required_tag"]), c["required_in_map"], c["min_closeness_by_topic"], c["required_tag"],
+            c["has_relation"], c["closeness_level"], c["last_replied_at"]):
+        e = [ev("live_chat", "body", body), tag_ev]
+        if in_map:
+            e.append(ev("character_sheet", "min_closeness_by_topic", mins[tag]))
+        cited.append(e + _viewer_evidence(known, closeness, last))
+    first = _first_viewer_sentences(c, config)
+    s = [f"{who} 꺼낸 {shown} 주제는 친밀 {need}단계부터이고 이 시청자는 {closeness}단계입니다. "
+         f"관계가 쌓이기 전에는 답변 후보에서 뺍니다.{'' if known else ' ' + new}"
+         for who, shown, need, closeness, known, new in zip(
+             each(lambda v: josa(inline(v), "이/가"), _who(c)), each(inline, c["required_tag"]),
+             each(_num, c["required_closeness"]), c["closeness_level"], c["has_relation"], first)]
+    return cited, s, [CLOSENESS_HEDGE] * len(cited)
 
 
-def ranked_base(r: dict, config: LivePickConfig) -> tuple[list[dict], list[str], str | None]:
-    """What a ranked line's explanation says whatever its place in the window: evidence, sentences
+def _ranked(c: Columns, config: LivePickConfig):
+    cited, summaries = [], []
+    bases = _bases(c, config)
+    for base, verdict, rank, n in zip(bases, c["verdict"], c["rank_in_window"], c["ranked_in_window"]):
+        e, s = ranked(base, verdict, rank, n, config)
+        cited.append(e)
+        summaries.append(s)
+    return cited, summaries, [base[2] for base in bases]
+
+
+def _bases(c: Columns, config: LivePickConfig) -> list[tuple[list[dict], list[str], str | None]]:
+    """What each ranked line's explanation says whatever its place in the window: evidence, sentences
     and hedge (`ranked` adds what its rank decides)."""
-    tag = r["first_tag"]
-    shown = inline(tag)
-    e = [
-        ev("live_chat", "donation_amount", r["donation_amount"]),
-        ev("live_chat", "is_question", r["is_question"]),
-        tag_ev(r, tag),
-        *_viewer_evidence(r),
-        ev("live_chat", "sent_at", r["sent_at"]),
-        ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
-    ]
-    kind = "물은" if r["is_question"] else "보낸"
-    if r["donation_amount"] > 0:
-        first = f"{josa(_who(r), '이/가')} {won(r['donation_amount'])}을 얹어 {kind} {shown} 이야기입니다."
-    else:
-        first = f"{josa(_who(r), '이/가')} 후원 없이 {kind} {shown} 이야기입니다."
-    parts = [first]
-    if not r["has_relation"]:
-        parts.append(_first_viewer_sentence(r, config))
-    elif r["cooldown_elapsed_sec"] is None:
-        parts.append("이 시청자에게는 아직 답한 적이 없습니다.")
-    elif r["cooldown_elapsed_sec"] >= r["reply_cooldown_sec"]:
-        parts.append(f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초를 넘었습니다.")
-    else:
-        parts.append(
-            f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초 안이지만 "
-            f"{josa(shown, '은/는')} 앞서 답한 주제가 아닙니다."
-        )
-    hedge = None if r["has_relation"] else FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
-    return evidence.dedupe(e), parts, hedge
+    who = each(lambda v: josa(inline(v), "이/가"), _who(c))
+    shown = each(inline, c["first_tag"])
+    not_answered = each(lambda t: josa(inline(t), "은/는"), c["first_tag"])
+    first_viewer = _first_viewer_sentences(c, config)
+    new_hedge = FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
+    out = []
+    for (donation, question, tag_ev, known, closeness, last, sent, cooldown, elapsed, who_, shown_, not_answered_,
+         first_viewer_) in zip(
+            c["donation_amount"], c["is_question"], tag_evs(c, c["first_tag"]), c["has_relation"], c["closeness_level"],
+            c["last_replied_at"], c["sent_at"], c["reply_cooldown_sec"], c["cooldown_elapsed_sec"], who, shown,
+            not_answered, first_viewer):
+        e = [ev("live_chat", "donation_amount", donation), ev("live_chat", "is_question", question), tag_ev,
+             *_viewer_evidence(known, closeness, last),
+             ev("live_chat", "sent_at", sent), ev("character_sheet", "reply_cooldown_sec", cooldown)]
+        kind = "물은" if question else "보낸"
+        if donation > 0:
+            first = f"{who_} {won(donation)}을 얹어 {kind} {shown_} 이야기입니다."
+        else:
+            first = f"{who_} 후원 없이 {kind} {shown_} 이야기입니다."
+        if not known:
+            second = first_viewer_
+        elif elapsed is None:
+            second = "이 시청자에게는 아직 답한 적이 없습니다."
+        elif elapsed >= cooldown:
+            second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초를 넘었습니다."
+        else:
+            second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초 안이지만 {not_answered_} 앞서 답한 주제가 아닙니다."
+        out.append((e, [first, second], None if known else new_hedge))
+    return out
 
 
 def ranked_bases(f: pd.DataFrame, config: LivePickConfig) -> list[tuple[list[dict], list[str], str | None]]:
-    """`ranked_base` of every row of a feature frame."""
+    """The rank-free part of the explanation (`_bases`) of every row of a feature frame."""
+    if not len(f):
+        return []
     with cycle_collection_paused():
-        return [ranked_base(r, config) for r in evidence.plain_records(f[[c for c in READS if c not in PLACE]])]
+        return _bases(evidence.plain_columns(f[[c for c in READS if c not in PLACE]]), config)
 
 
 def ranked(base: tuple[list[dict], list[str], str | None], verdict: str, rank: int, n: int,
            config: LivePickConfig) -> tuple[list[dict], str]:
-    """A ranked line's evidence and summary: its `ranked_base` and what its place decides — rank
+    """A ranked line's evidence and summary: its rank-free part and what its place decides — rank
     `rank` of the `n` lines left in its window."""
     cited, parts, _ = base
     count = ev("live_chat", "msg_id", n, agg="count")

@@ -31,11 +31,13 @@ def test_builders_see_only_the_columns_read_as_plain_values():
     seen = []
 
     def build(c, config):
-        seen.append(c)
+        seen.append({name: c[name] for name in ("v", "n", "x")})
+        with pytest.raises(KeyError):
+            c["secret"]
         return [[]], ["."], [None]
 
     column_wise(f, "v", {"a": build, "b": build}, None, ("n", "x"))
-    assert seen == [{"n": [1], "x": [None]}, {"n": [None], "x": [2.0]}]
+    assert seen == [{"v": ["a"], "n": [1], "x": [None]}, {"v": ["b"], "n": [None], "x": [2.0]}]
     assert type(seen[0]["n"][0]) is int
 
 

@@ -292,6 +292,15 @@ def test_euro_ro_uses_ro_after_vowel_or_rieul(word):
     assert josa(word, "으로/로") == word + expected
 
 
+@given(st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=8),
+       st.text(alphabet="가각닭 .,!~", max_size=3))
+def test_full_width_ascii_reads_as_its_ascii(ascii_text, before):
+    """Ｖ, ｗ, １, ． … (U+FF01–U+FF5E) read as V, w, 1, . wherever they stand."""
+    full = "".join(chr(ord(c) + 0xFEE0) for c in ascii_text)
+    assert final_consonant(before + full) == final_consonant(before + ascii_text)
+    assert final_consonant(full + "~") == final_consonant(ascii_text + "~")
+
+
 # --- won ----------------------------------------------------------------------------------
 
 

@@ -25,10 +25,11 @@ from rules.live_pick import verdicts as V
 from rules.live_pick import engine
 from rules.live_pick.checks import Known, run_checks
 from rules.live_pick.config import LivePickConfig, load_config
-from rules.live_pick.normalise import Normalised, normalise
+from rules.live_pick.normalise import Normalised, normalise, read_input_dir
 from rules.live_pick.reference import expected_verdicts
 from schemas import validator
 from tests import conftest
+from tests.rules import live_pick_explain_reference as explain_reference
 from tests.rules.helpers import judge_live_pick, judged_sample, raw_frame, read_jsonl
 
 FIXTURES = conftest.FIXTURES / "live_pick"
@@ -905,3 +906,48 @@ def test_window_starts_are_each_lines_start_in_its_own_form_written_once_per_win
     written = engine.window_starts(ns, forms, "Asia/Seoul")
     assert written == [format_ns(n, f, "Asia/Seoul") for n, f in zip(ns, forms)]
     assert len({id(t) for t in written}) == len(set(zip(ns, forms)))
+
+
+# -- property: the column-wise explanation agrees with the row-by-row builders ------------------
+
+DISCARDS = [None, "outside_vocabulary", *explain_reference.FAILED_ANSWER]
+
+
+@st.composite
+def explained_features(draw):
+    """A random scenario's features, filtered and ranked, with some lines read by a tagger: a run
+    with a tagger's answers, discarded or failed, where the scenario left a line without tags."""
+    sc = draw(scenarios())
+    norm = gate(sc["chat"], sc["sheets"], sc["relations"])
+    f = engine.filtered(norm.chat, norm.sheet, norm.relation, CFG)
+    engine.rank_remaining(f, CFG)
+    for i in range(len(f)):
+        tagger = draw(st.sampled_from(["gold", "gold", "lexicon", "openai"]))
+        f.at[i, "tagger"] = tagger
+        if tagger != "gold" and f.at[i, "n_tags"] == 0:
+            discard = draw(st.sampled_from(DISCARDS))
+            f.at[i, "tag_discard"] = discard
+            if discard == "outside_vocabulary":
+                f.at[i, "tag_answer"] = [*f.at[i, "world_topic_tags"][:1], draw(st.sampled_from(["밖주제", "우주 여행?", "K"]))]
+    return f
+
+
+@PROPERTY
+@given(explained_features())
+def test_column_wise_explanation_agrees_with_the_row_by_row_builders(f):
+    columnar, reference = engine.explain(f, CFG), explain_reference.explain(f, CFG)
+    # The same evidence (values of the same JSON kinds, keys in the same order), summaries and hedges.
+    assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
+    waiting = f[f["verdict"].isin([V.PICK, V.DEFERRED])]
+    rows = explain_reference.evidence.plain_records(waiting[[c for c in explain_reference.READS if c not in ("rank_in_window", "ranked_in_window")]])
+    assert json.dumps(engine.ranked_bases(waiting, CFG), ensure_ascii=False) == \
+        json.dumps([explain_reference.ranked_base(r, CFG) for r in rows], ensure_ascii=False)
+
+
+def test_column_wise_explanation_agrees_on_the_sample():
+    norm = normalise(read_input_dir(conftest.SEEDS / "live_pick"), CFG)
+    f = engine.filtered(norm.chat, norm.sheet, norm.relation, CFG)
+    engine.rank_remaining(f, CFG)
+    assert set(f["verdict"]) == set(V.ORDER), "the sample holds every verdict"
+    assert json.dumps(engine.explain(f, CFG), ensure_ascii=False) == \
+        json.dumps(explain_reference.explain(f, CFG), ensure_ascii=False)

@@ -21,7 +21,7 @@ from rules.persona import verdicts as V
 from rules.persona.checks import run_checks
 from rules.persona.config import PersonaConfig, load_config
 from rules.persona.explain import explain
-from rules.persona.normalise import normalise
+from rules.persona.normalise import normalise, read_input_dir
 from rules.persona.reference import expected_codes
 from tests import conftest
 from tests.rules import persona_explain_reference as explain_reference
@@ -659,13 +659,9 @@ def test_column_wise_explanation_agrees_with_the_row_by_row_builders(profiles, t
 
 def test_column_wise_explanation_agrees_on_the_sample():
     config = load_config()
-    norm = judged_sample_input(config)
+    norm = normalise(read_input_dir(SAMPLE), config)
     f, order = engine.decided(norm.tables["turns"], norm.tables["profiles"], config)
     f = f.iloc[order]
     assert len(set(f["persona_code"])) == len(V.RULE_ORDER), "the sample holds every code"
     columnar, reference = explain(f, config), explain_reference.explain(f, config)
     assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
-
-
-def judged_sample_input(config):
-    return normalise({name: raw_frame(name, read_jsonl(SAMPLE / f"{name}.jsonl")) for name in ("profiles", "turns")}, config)
