@@ -97,22 +97,26 @@ _UNBOXED = frozenset({str, int, float, bool, list, dict, type(None)})
 """Cell types `maybe_box_native` gives back as they are (a float as an equal float)."""
 
 
-def frame_records(frame: pd.DataFrame) -> list[dict]:
-    """`frame.to_dict("records")`: the same dicts, keys, values and value types, made column by
-    column. Each column's cells are what iterating it gives (NumPy cells as Python scalars, an
-    extension column's own cells: NA, Timestamps), and the cells of object and extension columns
-    are boxed as `to_dict` boxes them; only cells of other types than the common ones take the call."""
-    names = frame.columns.tolist()
-    columns = []
-    for i in range(len(names)):
+def record_columns(frame: pd.DataFrame) -> dict[str, list]:
+    """Each column's cells as `frame.to_dict("records")` gives them, by column name: each column's
+    cells are what iterating it gives (NumPy cells as Python scalars, an extension column's own
+    cells: NA, Timestamps), and the cells of object and extension columns are boxed as `to_dict`
+    boxes them; only cells of other types than the common ones take the call."""
+    out = {}
+    for i, name in enumerate(frame.columns.tolist()):
         column = frame.iloc[:, i]
         values = column._values
         cells = values.tolist() if isinstance(values, np.ndarray) else list(values)
         if column.dtype == object or isinstance(column.dtype, ExtensionDtype):
             cells = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in cells]
-        columns.append(cells)
-    with cycle_collection_paused():
-        return [dict(zip(names, cells)) for cells in zip(*columns)]
+        out[name] = cells
+    return out
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict]:
+    """`frame.to_dict("records")`: the same dicts, keys, values and value types, made column by
+    column (`record_columns`)."""
+    return rows_of(record_columns(frame))
 
 
 _LABEL_TYPES = frozenset({int, str, type(None)})

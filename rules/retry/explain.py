@@ -8,10 +8,13 @@ surface had no cross-session pair. Numbers in reasons are rounded for reading on
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pandas as pd
 
 from rules.common import evidence
+from rules.common.collector import cycle_collection_paused
 from rules.common.korean import josa
 from rules.retry import verdicts as V
 from rules.retry.baseline import DEFAULT, FALLBACK
@@ -25,7 +28,8 @@ USED = ["event_id", "session_id", "input_text", "surface_key_raw", "surface_key"
 
 
 def ev(dataset: str, field: str, value) -> dict:
-    return evidence.row("dataset", dataset, field, value)
+    """`evidence.row` of a dataset, spelt out: it is made for every cited value."""
+    return {"dataset": dataset, "field": field, "value": value}
 
 
 def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
@@ -50,30 +54,61 @@ def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
 
 def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dict] | None = None) -> tuple[list, list]:
     """Evidence and reason of each row of `f`; `context` (`explain_context` of every event) when `f` is
-    a part of them."""
+    a part of them.
+
+    Column-wise: the cited columns read once as `to_dict` gives them, every number shown and every
+    particle chosen once per distinct value, and one pass over the rows that joins the sentences
+    their verdict and baseline call for — no dict per row, no builder call per row."""
     texts, names, session_names = context if context is not None else explain_context(f)
-    build = {V.EXACT_RETRY: _exact, V.REWORDED_RETRY: _reworded, V.SURFACE_HOP: _hop, V.ONE_SHOT: _one_shot}
+    c = evidence.record_columns(f[USED])
+    d = config.display_decimals
+    ctx = _Said(d)
     cited, reasons = [], []
-    for r in evidence.frame_records(f[USED]):
-        r["matched_text"] = texts.get(r["matched_event_id"])
-        r["matched_surface"] = names.get(r["matched_event_id"])
-        r["session_names"] = session_names[r["session_id"]]
-        parts = build[r["verdict"]](r, config)
-        parts += _baseline_note(r, config)
-        if r["result_shown"] is None:
-            parts.append("결과가 떴는지 기록이 비어 있지만 다시 시도 판정에는 쓰지 않습니다.")
-        cited.append(_evidence(r))
-        reasons.append(" ".join(parts))
+    with cycle_collection_paused():
+        for (text, raw_key, verdict, matched, shown_result, source, default, baseline, top, hop, hop_overlap, session,
+             n) in zip(c["input_text"], c["surface_key_raw"], c["verdict"], c["matched_event_id"], c["result_shown"],
+                       c["baseline_source"], c["baseline_default"], c["baseline"], c["max_exact"], c["hop_match"],
+                       c["hop_overlap"], c["session_id"], c["session_surfaces"]):
+            matched_text = texts.get(matched)
+            e = [ev(EVENTS, "input_text", text), ev(EVENTS, "surface_key_raw", raw_key)]
+            if matched is not None:
+                e.append(ev(EVENTS, "input_text", matched_text))
+            if source in (DEFAULT, FALLBACK):
+                e.append(ev(CATALOG, "default_baseline", default))
+            if verdict == V.EXACT_RETRY:
+                parts = _exact(ctx, text, matched, matched_text, top)
+            elif verdict == V.REWORDED_RETRY:
+                parts = _reworded(ctx, matched, top, baseline)
+            elif verdict == V.SURFACE_HOP:
+                parts = _hop(ctx, session_names[session], names.get(matched), matched, top, baseline, hop_overlap)
+            elif verdict == V.ONE_SHOT:
+                parts = _one_shot(ctx, config, matched, top, baseline, hop, n)
+            else:
+                raise KeyError(verdict)
+            if source == DEFAULT:
+                parts.append(ctx.default_note(baseline))
+            elif source == FALLBACK:
+                parts.append(ctx.fallback_note(baseline))
+            if shown_result is None:
+                parts.append("결과가 떴는지 기록이 비어 있지만 다시 시도 판정에는 쓰지 않습니다.")
+            cited.append(e)
+            reasons.append(" ".join(parts))
     return cited, reasons
 
 
-def _evidence(r: dict) -> list[dict]:
-    e = [ev(EVENTS, "input_text", r["input_text"]), ev(EVENTS, "surface_key_raw", r["surface_key_raw"])]
-    if r["matched_event_id"] is not None:
-        e.append(ev(EVENTS, "input_text", r["matched_text"]))
-    if r["baseline_source"] in (DEFAULT, FALLBACK):
-        e.append(ev(CATALOG, "default_baseline", r["baseline_default"]))
-    return e
+class _Said:
+    """Numbers as shown and the sentences built on them, each worked out once per distinct value:
+    a surface's baseline and the few overlaps short texts can have repeat across thousands of rows."""
+
+    def __init__(self, decimals: int):
+        self.show = lru_cache(maxsize=None)(lambda v: show(v, decimals))
+        self.pair = lru_cache(maxsize=None)(lambda a, b: show_pair(a, b, decimals))
+        self.josa = lru_cache(maxsize=None)(josa)
+        self.default_note = lru_cache(maxsize=None)(
+            lambda b: f"이 접점에는 서로 다른 세션끼리 견줄 말이 없어 카탈로그 기본값 {josa(show(b, decimals), '을/를')} 평소 겹침으로 썼습니다.")
+        self.fallback_note = lru_cache(maxsize=None)(
+            lambda b: (f"이 접점에는 서로 다른 세션끼리 견줄 말이 없고 카탈로그 기본값도 비어 있어 평소 겹침을 "
+                       f"{josa(show(b, decimals), '으로/로')} 두었습니다."))
 
 
 def _name(surface_name) -> str:
@@ -81,67 +116,52 @@ def _name(surface_name) -> str:
     return "".join(ch for ch in str(surface_name) if ch not in ".?!") or "이름 없는"
 
 
-def _earlier(r: dict) -> str:
-    return f"앞서 보낸 말({r['matched_event_id']})"
+def _earlier(matched) -> str:
+    return f"앞서 보낸 말({matched})"
 
 
-# -- one builder per verdict -------------------------------------------------------------
+# -- one sentence builder per verdict ------------------------------------------------------
 
 
-def _exact(r: dict, config: RetryConfig) -> list[str]:
-    if r["input_text"] == r["matched_text"]:
-        parts = [f"{_earlier(r)}과 글자까지 같은 말을 다시 보내, 같은 말을 다시 시도한 것으로 봅니다."]
+def _exact(said: _Said, text, matched, matched_text, top) -> list[str]:
+    if text == matched_text:
+        parts = [f"{_earlier(matched)}과 글자까지 같은 말을 다시 보내, 같은 말을 다시 시도한 것으로 봅니다."]
     else:
-        parts = [f"공백과 문장부호를 지우면 {_earlier(r)}과 같아, 같은 말을 다시 보낸 것으로 봅니다."]
-    if r["max_exact"] != 1:
-        parts.append(f"띄어쓰기가 달라 낱말로 견준 겹침은 {show(r['max_exact'], config.display_decimals)}입니다.")
+        parts = [f"공백과 문장부호를 지우면 {_earlier(matched)}과 같아, 같은 말을 다시 보낸 것으로 봅니다."]
+    if top != 1:
+        parts.append(f"띄어쓰기가 달라 낱말로 견준 겹침은 {said.show(top)}입니다.")
     return parts
 
 
-def _reworded(r: dict, config: RetryConfig) -> list[str]:
-    top, base = show_pair(r["max_exact"], r["baseline"], config.display_decimals)
-    return [f"{_earlier(r)}과 낱말이 겹치는 정도 {josa(top, '이/가')} 이 접점의 평소 겹침 {josa(base, '을/를')} 넘어, "
+def _reworded(said: _Said, matched, top, baseline) -> list[str]:
+    a, b = said.pair(top, baseline)
+    return [f"{_earlier(matched)}과 낱말이 겹치는 정도 {said.josa(a, '이/가')} 이 접점의 평소 겹침 {said.josa(b, '을/를')} 넘어, "
             "말을 바꿔 다시 시도한 것으로 봅니다."]
 
 
-def _hop(r: dict, config: RetryConfig) -> list[str]:
-    names = r["session_names"]
-    overlap = show(r["hop_overlap"], config.display_decimals)
-    parts = [f"한 세션에서 {'·'.join(names)} {len(names)}개 접점을 오갔고, {r['matched_surface']} 접점에서 {_earlier(r)}과 "
-             f"낱말이 겹쳐({overlap}) 접점 사이를 돌아다닌 것으로 봅니다."]
-    if r["max_exact"] is not None:
-        top, base = show_pair(r["max_exact"], r["baseline"], config.display_decimals)
-        parts.append(f"같은 접점 안 겹침 {josa(top, '은/는')} 평소 겹침 {josa(base, '을/를')} 넘지 않았습니다.")
+def _hop(said: _Said, names: list, matched_surface, matched, top, baseline, overlap) -> list[str]:
+    parts = [f"한 세션에서 {'·'.join(names)} {len(names)}개 접점을 오갔고, {matched_surface} 접점에서 {_earlier(matched)}과 "
+             f"낱말이 겹쳐({said.show(overlap)}) 접점 사이를 돌아다닌 것으로 봅니다."]
+    if top is not None:
+        a, b = said.pair(top, baseline)
+        parts.append(f"같은 접점 안 겹침 {said.josa(a, '은/는')} 평소 겹침 {said.josa(b, '을/를')} 넘지 않았습니다.")
     return parts
 
 
-def _one_shot(r: dict, config: RetryConfig) -> list[str]:
-    d = config.display_decimals
-    if r["max_exact"] is None:
+def _one_shot(said: _Said, config: RetryConfig, matched, top, baseline, hop, n) -> list[str]:
+    if top is None:
         parts = ["세션에서 이 접점에 처음 보낸 말이라 앞서 견줄 것이 없습니다."]
-    elif r["matched_event_id"] is None:
+    elif matched is None:
         parts = ["이 접점에 앞서 보낸 말과 겹치는 낱말이 없어 새 요청으로 셉니다."]
-    elif r["max_exact"] == r["baseline"]:
-        top = show(r["max_exact"], d)
-        parts = [f"{_earlier(r)}과 겹치는 정도 {josa(top, '이/가')} 이 접점의 평소 겹침과 같아 다시 시도로 보지 않습니다.",
+    elif top == baseline:
+        parts = [f"{_earlier(matched)}과 겹치는 정도 {said.josa(said.show(top), '이/가')} 이 접점의 평소 겹침과 같아 다시 시도로 보지 않습니다.",
                  "평소만큼만 겹친 것이라 새 요청으로 셉니다."]
     else:
-        top, base = show_pair(r["max_exact"], r["baseline"], d)
-        parts = [f"{_earlier(r)}과 겹치는 정도 {josa(top, '이/가')} 이 접점의 평소 겹침 {base}에 못 미쳐 새 요청으로 셉니다."]
-    n = r["session_surfaces"]
-    if n >= config.hop_min_surfaces and r["hop_match"] is None:
+        a, b = said.pair(top, baseline)
+        parts = [f"{_earlier(matched)}과 겹치는 정도 {said.josa(a, '이/가')} 이 접점의 평소 겹침 {b}에 못 미쳐 새 요청으로 셉니다."]
+    if n >= config.hop_min_surfaces and hop is None:
         parts.append(f"세션이 접점 {n}개를 오갔지만 다른 접점에서 앞서 보낸 말과 겹치는 낱말은 없습니다.")
-    elif r["hop_match"] is not None:
-        parts.append(f"다른 접점에서 앞서 보낸 말({r['hop_match']})과 낱말이 겹치지만 세션이 오간 접점이 {n}개뿐이라 "
+    elif hop is not None:
+        parts.append(f"다른 접점에서 앞서 보낸 말({hop})과 낱말이 겹치지만 세션이 오간 접점이 {n}개뿐이라 "
                      "접점 사이를 돌아다닌 것으로 보지 않습니다.")
     return parts
-
-
-def _baseline_note(r: dict, config: RetryConfig) -> list[str]:
-    if r["baseline_source"] == DEFAULT:
-        value = show(r["baseline"], config.display_decimals)
-        return [f"이 접점에는 서로 다른 세션끼리 견줄 말이 없어 카탈로그 기본값 {josa(value, '을/를')} 평소 겹침으로 썼습니다."]
-    if r["baseline_source"] == FALLBACK:
-        value = show(r["baseline"], config.display_decimals)
-        return [f"이 접점에는 서로 다른 세션끼리 견줄 말이 없고 카탈로그 기본값도 비어 있어 평소 겹침을 {josa(value, '으로/로')} 두었습니다."]
-    return []

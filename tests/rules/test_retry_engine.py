@@ -12,7 +12,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from rules.common.gates import Normalised
@@ -21,10 +21,13 @@ from rules.retry import verdicts as V
 from rules.retry.checks import run_checks
 from rules.retry.config import RetryConfig, load_config
 from rules.retry.display import as_fraction
-from rules.retry.normalise import normalise
+from rules.retry import engine
+from rules.retry.explain import explain
+from rules.retry.normalise import normalise, read_input_dir
 from rules.retry.reference import expected_verdicts
 from schemas import validator
 from tests import conftest
+from tests.rules import retry_explain_reference as explain_reference
 from tests.rules.helpers import judge_retry, judged_sample, raw_frame, read_jsonl
 
 FIXTURES = conftest.FIXTURES / "retry"
@@ -436,3 +439,31 @@ def test_explanation_context_matches_the_row_by_row_reading(rows):
     f = pd.DataFrame({"event_id": [f"E-{i}" for i in range(len(rows))], "session_id": [r[0] for r in rows],
                       "surface_name": pd.Series([r[1] for r in rows], dtype=object), "input_text": [r[2] for r in rows]})
     assert explain_context(f) == reference_context(f)
+
+
+# -- property: the column-wise explanation agrees with the row-by-row builders ------------------
+
+
+def explained_both_ways(norm, config):
+    f, order, context = engine.decided(norm.tables["interaction_events"], norm.tables["surface_catalog"], config)
+    f = f.iloc[order]
+    return explain(f, config, context), explain_reference.explain(f, config, context)
+
+
+@PROPERTY
+@given(scenarios(), st.sampled_from([2, 3]), st.integers(0, 4))
+def test_column_wise_explanation_agrees_with_the_row_by_row_builders(sc, hop_min, decimals):
+    events, catalog = sc
+    assume(events)  # no events: nothing is explained (`judge` gives no rows)
+    config = CFG.model_copy(update={"hop_min_surfaces": hop_min, "display_decimals": decimals})
+    columnar, reference = explained_both_ways(gate(events, catalog, config), config)
+    # The same evidence (values of the same JSON kinds, keys in the same order) and reasons.
+    assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
+
+
+def test_column_wise_explanation_agrees_on_the_sample():
+    columnar, reference = explained_both_ways(normalise(read_input_dir(conftest.SEEDS / "retry"), CFG), CFG)
+    verdicts = engine.decided(*(normalise(read_input_dir(conftest.SEEDS / "retry"), CFG).tables[d]
+                                for d in ("interaction_events", "surface_catalog")), CFG)[0]["verdict"]
+    assert set(verdicts) == set(V.RULE_ORDER), "the sample holds every verdict"
+    assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
