@@ -56,8 +56,14 @@ def _blank(v: object) -> bool:
 
 def _trim_codes(s: Screen, fields: tuple[str, ...]) -> None:
     """Codes compare after trimming, so ' ai ' meets the schema's enum as 'ai'."""
-    if fields:
-        s.rows["_obj"] = s.rows["_obj"].map(lambda o: {**o, **{f: trim(o[f]) for f in fields if isinstance(o.get(f), str)}})
+    if not fields:
+        return
+    objs = s.rows["_obj"].tolist()
+    for i, o in enumerate(objs):  # a new object only for a line whose code changes (few do)
+        trimmed = {f: trim(o[f]) for f in fields if isinstance(o.get(f), str) and trim(o[f]) != o[f]}
+        if trimmed:
+            objs[i] = {**o, **trimmed}
+    s.rows["_obj"] = pd.Series(objs, index=s.rows.index, dtype=object)
 
 
 def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Screen:
