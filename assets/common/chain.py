@@ -46,6 +46,7 @@ from assets.resources.raw_files import RawFilesResource
 from assets.resources.warehouse import WarehouseResource
 from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
+from rules.common.collector import collector_held
 from rules.common.gates import QUARANTINE_COLUMNS, Normalised, empty_reference_warning, empty_references, reconcile
 from schemas import column_kinds, is_reference
 
@@ -181,6 +182,7 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
         partitions_def=DAILY,
         can_subset=True,
     )
+    @collector_held  # a step makes a dict or list per row by the hundred thousand, free of cycles
     def _normalise(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource):
         day = context.partition_key
         selected, checks = context.selected_asset_keys, context.selected_asset_check_keys
@@ -287,6 +289,7 @@ def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
                      for name, title in check_titles],
         automation_condition=w.automation_condition if w else None,
     )
+    @collector_held
     def _verdicts(context: AssetExecutionContext, warehouse: WarehouseResource) -> MaterializeResult:
         day = context.partition_key
         config = c.load_config()
@@ -396,6 +399,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
         automation_condition=w.automation_condition if w else None,
         description="Golden-agreement report: n/d with Wilson intervals, kappa, confusion matrix, wrong cases, checks, quarantine, honesty notes.",
     )
+    @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
         day = context.partition_key

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+import inspect
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 @contextmanager
@@ -22,3 +24,22 @@ def cycle_collection_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def collector_held(fn: Callable) -> Callable:
+    """`fn` (a function, or a generator function, kept one) run with the collector held as
+    `cycle_collection_paused` holds it; the signature is `fn`'s, for frameworks that read it."""
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def held_generator(*args, **kwargs):
+            with cycle_collection_paused():
+                yield from fn(*args, **kwargs)
+
+        return held_generator
+
+    @functools.wraps(fn)
+    def held(*args, **kwargs):
+        with cycle_collection_paused():
+            return fn(*args, **kwargs)
+
+    return held

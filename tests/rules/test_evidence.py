@@ -263,6 +263,44 @@ def test_cycle_collection_is_paused_for_the_block_and_restored_after(enabled):
         gc.enable()
 
 
+def test_a_function_held_keeps_its_signature_and_kind_and_restores_the_collector():
+    import gc
+    import inspect
+
+    from rules.common.collector import collector_held
+
+    @collector_held
+    def steps(context, warehouse, n=2):
+        for i in range(n):
+            yield i, gc.isenabled()
+
+    @collector_held
+    def step(context, *, fail=False):
+        if fail:
+            raise ValueError("a step fails")
+        return gc.isenabled()
+
+    gc.enable()
+    try:
+        assert inspect.isgeneratorfunction(steps) and not inspect.isgeneratorfunction(step)
+        assert list(inspect.signature(steps).parameters) == ["context", "warehouse", "n"]
+        assert list(inspect.signature(step).parameters) == ["context", "fail"]
+        running = steps(None, None)
+        assert next(running) == (0, False)
+        assert not gc.isenabled()  # held while the generator is suspended inside
+        assert list(running) == [(1, False)] and gc.isenabled()
+        abandoned = steps(None, None)
+        next(abandoned)
+        abandoned.close()
+        assert gc.isenabled()
+        assert step(None) is False and gc.isenabled()
+        with pytest.raises(ValueError):
+            step(None, fail=True)
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
 # -- a frame's records, column by column -----------------------------------------------------------
 
 _CELLS = [None, np.nan, pd.NA, 0, 1, -(2**62), 1.5, -0.0, True, False, "", "한글", [1, "a"], {"k": 1}, np.int64(7),
