@@ -16,7 +16,6 @@ lists and maps on PostgreSQL (JSON text on SQLite). PostgreSQL bulk loads use CO
 from __future__ import annotations
 
 import io
-import json
 import math
 from datetime import datetime
 from functools import lru_cache
@@ -30,7 +29,7 @@ from pydantic import Field
 from sqlalchemy.dialects.postgresql import JSONB
 
 from rules.common import timestamps
-from rules.common.jsonl import compact, parse_json
+from rules.common.jsonl import compact, compact_texts, parse_json
 
 PARTITION_COLUMN = "partition_key"
 UTC_SUFFIX = "_utc"
@@ -164,7 +163,7 @@ class WarehouseResource(ConfigurableResource):
         out = frame.copy()
         for col in json_columns:
             if col in out.columns:
-                out[col] = out[col].map(lambda v: None if v is None else json.dumps(v, ensure_ascii=False))
+                out[col] = pd.Series(compact_texts(out[col].tolist()), index=out.index, dtype=object)
         for col in time_columns:
             if col in out.columns:
                 read = timestamps.read_column(out[col].tolist(), self.timezone)

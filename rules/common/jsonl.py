@@ -380,6 +380,23 @@ def compact(value) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def compact_texts(values: list) -> list:
+    """`compact` of every value, None kept as None, NaN and ±Infinity written as `json.dumps` writes
+    them (NaN, Infinity) rather than as orjson's null: a batch the screen (`_may_hold_non_finite`)
+    cannot clear is written by the stdlib encoder. For a whole column of JSON values (the warehouse's
+    verdict evidence), which json.dumps took 4% of a nightly run to write."""
+    out = []
+    for start in range(0, len(values), WRITE_BATCH):
+        batch = values[start:start + WRITE_BATCH]
+        encode = _LENIENT.encode if _may_hold_non_finite(batch) else compact
+        out += [None if v is None else encode(v) for v in batch]
+    return out
+
+
+_LENIENT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""json.dumps' compact form, NaN and ±Infinity written as NaN and Infinity."""
+
+
 def parse_json(text: str):
     """JSON text as `json.loads` reads it (the same values, of the same kinds), most of it read by
     orjson. orjson refuses what json.loads reads leniently (NaN, Infinity, numbers past the float

@@ -204,6 +204,45 @@ def test_write_jsonl_writes_each_row_as_compact_json_that_reads_back_as_the_row(
             assert line == compact(row)
 
 
+LENIENT_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(), st.text(max_size=3)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                            st.dictionaries(st.integers(0, 3), inner, max_size=2)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(LENIENT_VALUES, max_size=12), batch=st.integers(1, 5))
+def test_compact_texts_read_back_as_json_dumps_text_does(values, batch):
+    """NaN and ±Infinity at any depth, integers past 64 bits and integer keys included."""
+    from rules.common.jsonl import compact_texts, parse_json
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("rules.common.jsonl.WRITE_BATCH", batch)
+        texts = compact_texts(values)
+    assert len(texts) == len(values)
+    for value, text in zip(values, texts):
+        if value is None:
+            assert text is None
+            continue
+        expected = json.loads(json.dumps(value, ensure_ascii=False))
+        assert repr(parse_json(text)) == repr(expected) and same_json_or_nan(parse_json(text), expected)
+
+
+def same_json_or_nan(a, b) -> bool:
+    """`same_json`, with NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_json_or_nan(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same_json_or_nan, a, b))
+    return a == b
+
+
 def test_write_jsonl_writes_what_orjson_refuses_in_the_same_compact_form(tmp_path):
     rows = [{"big": 2**70, "k": "값"}, {"ok": [1, {"x": None}]}, {1: "int key"}, {"f": np.float64(0.5)}]
     path = tmp_path / "v.jsonl"
