@@ -69,7 +69,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     ev_s.reject(empty, EMPTY_INPUT, "input_text is empty")
 
     ev = ev_s.rows
-    no_words = ev["input_text"].map(lambda t: not text.words(t))
+    no_words = pd.Series([not text.normalised(t).split() for t in ev["input_text"].tolist()], index=ev.index)
     ev_s.reject(no_words, NO_WORDS, ev.loc[no_words, "input_text"].map(
         lambda t: f"input_text '{t}' has no words once punctuation and symbols are removed"))
 
