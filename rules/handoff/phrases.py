@@ -7,7 +7,8 @@ configured. When several phrases match one message, the one with the smallest
 folded phrase, then the phrase table's order.
 
 Matching is vectorised per phrase over every message (the phrase table is small, messages are
-many), so the cost grows with messages × phrases and not with pairs of messages.
+many), so the cost grows with messages × phrases and not with pairs of messages: Arrow's
+`match_substring` finds the messages holding a phrase, and only those are searched for its position.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import unicodedata
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from rules.handoff.config import PhraseMatching
 
@@ -42,6 +45,14 @@ def fold_series(texts: pd.Series, matching: PhraseMatching) -> pd.Series:
     return texts.map(lambda t: fold(t, matching))
 
 
+def _arrow_text(texts: list[str]) -> pa.Array | None:
+    """The texts as one Arrow array; None when one is not valid Unicode (a lone surrogate)."""
+    try:
+        return pa.array(texts, type=pa.large_string())
+    except (pa.ArrowException, UnicodeEncodeError):
+        return None
+
+
 def phrase_table(phrases: pd.DataFrame, matching: PhraseMatching) -> pd.DataFrame:
     """The phrase rows in table order with their folded form; a phrase that folds to nothing is dropped."""
     p = phrases.reset_index(drop=True)[["trigger_phrase", "first_reply_min"]].copy()
@@ -57,15 +68,19 @@ def best_match(texts: pd.Series, phrases: pd.DataFrame, matching: PhraseMatching
 
     Texts that match no phrase are absent from the result.
     """
-    folded = fold_series(texts, matching).fillna("")
+    folded = fold_series(texts, matching).fillna("").tolist()
     table = phrase_table(phrases, matching)
+    arrow = _arrow_text(folded)
     hits = []
     for p in table.itertuples(index=False):
-        pos = folded.str.find(p.folded).to_numpy()
-        found = np.flatnonzero(pos >= 0)
+        # Arrow finds the rows holding the phrase (UTF-8 bytes match where code points do); the
+        # position, in code points, is read for those rows alone.
+        found = (np.flatnonzero(pc.match_substring(arrow, p.folded).to_numpy(zero_copy_only=False)) if arrow is not None
+                 else np.flatnonzero([p.folded in t for t in folded]))
         if len(found):
             hits.append(pd.DataFrame({
-                "row": found, "pos": pos[found], "phrase_order": p.phrase_order, "first_reply_min": p.first_reply_min,
+                "row": found, "pos": np.array([folded[i].find(p.folded) for i in found.tolist()], dtype=np.int64),
+                "phrase_order": p.phrase_order, "first_reply_min": p.first_reply_min,
                 "length": p.length, "trigger_phrase": p.trigger_phrase,
             }))
     if not hits:
