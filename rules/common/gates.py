@@ -141,9 +141,16 @@ class Screen:
         time: no dict per row besides the parsed ones. Equal strings of a column share one object
         (`SharedValues`)."""
         objs = self.rows["_obj"].tolist()
-        share = self.shared.column
-        data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
-                            columns=list(columns))
+        if _ROW_BY_ROW.get():
+            share = self.shared.column
+            data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
+                                columns=list(columns))
+        else:  # pandas reads the dicts into one object array in C; an absent field is NaN there
+            cells = pd.DataFrame(objs, columns=list(columns), dtype=object).to_numpy()
+            cells[pd.isna(cells)] = None  # the gates let no NaN through: each was an absent field
+            share = self.shared.array
+            data = pd.DataFrame({c: pd.Series(share(c, cells[:, j]), dtype=object) for j, c in enumerate(columns)},
+                                columns=list(columns))
         data.index = self.rows.index
         self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)
 

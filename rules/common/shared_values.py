@@ -10,9 +10,16 @@ or a writer can see; lists are rebuilt, never shared between cells.
 A column that turns out to hold mostly distinct values (ids, free text) stops being looked up
 once `LIMIT` distinct strings have been seen in it: the table would save little, and the lookup
 table would cost more than it saves.
+
+`array` does the same for a column held as an object array: a column of strings (and nulls) is
+factorised by pandas in C, so only its distinct values pass through Python; a column of numbers
+or booleans alone has nothing to share; any other (lists, mixed kinds) takes `column`'s path.
 """
 
 from __future__ import annotations
+
+import numpy as np
+import pandas as pd
 
 LIMIT = 1 << 15
 """Distinct strings a column may show before its values are left as read."""
@@ -36,3 +43,28 @@ class SharedValues:
         if len(seen) > LIMIT:
             self._seen[name] = None
         return out
+
+    def array(self, name: str, values: np.ndarray) -> np.ndarray:
+        """`column` of an object array, returned as an object array (`values` itself when nothing
+        in it is shared)."""
+        seen = self._seen.setdefault(name, {})
+        if seen is None:
+            return values
+        kind = pd.api.types.infer_dtype(values, skipna=True)
+        if kind in _NOTHING_TO_SHARE:
+            return values
+        if kind != "string":
+            out = np.empty(len(values), dtype=object)
+            out[:] = self.column(name, values.tolist())
+            return out
+        codes, uniques = pd.factorize(values)  # a null is -1: the last slot below, None
+        firsts = np.empty(len(uniques) + 1, dtype=object)
+        get = seen.setdefault
+        firsts[:-1] = [get(v, v) for v in uniques.tolist()]
+        if len(seen) > LIMIT:
+            self._seen[name] = None
+        return firsts[codes]
+
+
+_NOTHING_TO_SHARE = frozenset({"empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"})
+"""`infer_dtype` kinds of a column holding no string and no list."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evals import domains
 from rules.common import gates, shared_values
@@ -57,6 +60,7 @@ def test_sharing_changes_no_value(domain, tmp_path, monkeypatch):
         shared = _normalised(domain, source)
         with monkeypatch.context() as m:
             m.setattr(SharedValues, "column", lambda self, name, values: values)
+            m.setattr(SharedValues, "array", lambda self, name, values: values)
             alone = _normalised(domain, source)
         for name in alone.tables:
             assert _strict(shared.tables[name]) == _strict(alone.tables[name]), name
@@ -69,3 +73,61 @@ def test_a_gated_table_holds_one_object_per_repeated_id(tmp_path, monkeypatch):
     chat = _normalised("live_pick", tmp_path).tables["live_chat"]
     ids = chat["character_id"].tolist()
     assert len({id(v) for v in ids}) == len(set(ids)) < len(ids)
+
+
+def _objects(values: list) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def test_an_array_of_strings_shares_them_across_calls_and_keeps_nulls():
+    shared = SharedValues()
+    a = shared.array("c", _objects(["".join(["CH-", "0007"]), None, "CH-0008"]))
+    b = shared.array("c", _objects(["".join(["CH-", "000", "7"]), None]))
+    assert a.tolist() == ["CH-0007", None, "CH-0008"] and b.tolist() == ["CH-0007", None]
+    assert a[0] is b[0]
+
+
+def test_an_array_of_numbers_is_returned_as_it_is():
+    shared = SharedValues()
+    for values in ([1, None, 2], [1.5, None], [True, None], [1, 2.5], [None, None], []):
+        column = _objects(values)
+        assert shared.array(f"c{len(values)}", column) is column
+
+
+def test_an_array_of_lists_or_mixed_kinds_takes_the_list_path():
+    shared = SharedValues()
+    first, second = ["게임", "음식", 3], ["".join(["게", "임"])]
+    out = shared.array("tags", _objects([first, second, [], None]))
+    assert out.tolist() == [["게임", "음식", 3], ["게임"], [], None]
+    assert out[0] is not first and out[1][0] is out[0][0]
+    mixed = shared.array("x", _objects(["1", 1, True, {"k": "v"}, None]))
+    assert [type(v) for v in mixed] == [str, int, bool, dict, type(None)]
+
+
+def test_an_array_of_distinct_strings_stops_being_looked_up(monkeypatch):
+    monkeypatch.setattr(shared_values, "LIMIT", 3)
+    shared = SharedValues()
+    shared.array("id", _objects(["a", "b", "c", "d"]))
+    later = _objects(["e", "f"])
+    assert shared.array("id", later) is later
+
+
+_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.sampled_from(["a", "b", "게임", ""]),
+                   st.text(max_size=3), st.lists(st.sampled_from(["a", "게임", 1]), max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_VALUE, max_size=12), min_size=1, max_size=3), st.integers(1, 6))
+def test_array_gives_what_column_gives(calls, limit):
+    """Value for value and type for type, over calls that share one table, with a small LIMIT."""
+    by_array, by_list = SharedValues(), SharedValues()
+    old = shared_values.LIMIT
+    shared_values.LIMIT = limit
+    try:
+        for values in calls:
+            got, want = by_array.array("c", _objects(values)).tolist(), by_list.column("c", list(values))
+            assert [repr(v) for v in got] == [repr(v) for v in want]
+    finally:
+        shared_values.LIMIT = old
