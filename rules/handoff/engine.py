@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import take
 
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.gates import trim
@@ -103,8 +104,16 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
 
 
 def ordered_messages(messages: pd.DataFrame) -> pd.DataFrame:
+    """Messages in order of room, time and id, with `seq` (the place in its room, from 0) and
+    `room_no` (the room's place among the rooms, from 0: each room's messages are contiguous, so
+    per-room sums are `bincount`s by position rather than groupbys on the room id text)."""
     m = messages.take(stable_order(messages, ["room_id", "sent_at_ns", "message_id"])).reset_index(drop=True)
-    m["seq"] = m.groupby("room_id", sort=False).cumcount()
+    rooms = m["room_id"].to_numpy()
+    opens = np.ones(len(m), dtype=bool)
+    opens[1:] = rooms[1:] != rooms[:-1]
+    room_no = np.cumsum(opens) - 1
+    m["room_no"] = room_no
+    m["seq"] = np.arange(len(m)) - np.flatnonzero(opens)[room_no] if len(m) else np.zeros(0, dtype=np.int64)
     return m
 
 
@@ -113,19 +122,22 @@ def room_features(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.
     m = ordered_messages(tables["chat_messages"])
     if m.empty:
         return _empty_features()
-    first = m.drop_duplicates("room_id", keep="first").set_index("room_id")
-    last = m.drop_duplicates("room_id", keep="last").set_index("room_id")
+    # Row i of `f` is room_no i, whose messages run from starts[i] to ends[i]; every step below
+    # keeps that order (the merge with rooms is a left merge), so per-room facts go by position.
+    starts = np.flatnonzero(m["seq"].to_numpy() == 0)
+    ends = np.append(starts[1:], len(m)) - 1
+    first, last = m.take(starts), m.take(ends)
     f = pd.DataFrame({
-        "room_id": first.index,
+        "room_id": first["room_id"].to_numpy(),
         "first_ns": first["sent_at_ns"].to_numpy(dtype="int64"),
         "first_sent_at": first["sent_at"].to_numpy(),
         "first_text": first["text"].to_numpy(),
         "first_sender": first["sender"].to_numpy(),
-        "last_ns": last["sent_at_ns"].reindex(first.index).to_numpy(dtype="int64"),
-        "last_sent_at": last["sent_at"].reindex(first.index).to_numpy(),
-        "last_text": last["text"].reindex(first.index).to_numpy(),
-        "ai_count": _count(m, "ai").reindex(first.index, fill_value=0).to_numpy(dtype="int64"),
-        "counselor_message_count": _count(m, "counselor").reindex(first.index, fill_value=0).to_numpy(dtype="int64"),
+        "last_ns": last["sent_at_ns"].to_numpy(dtype="int64"),
+        "last_sent_at": last["sent_at"].to_numpy(),
+        "last_text": last["text"].to_numpy(),
+        "ai_count": _count(m, m["sender"].eq("ai").to_numpy(), len(starts)),
+        "counselor_message_count": _count(m, m["sender"].eq("counselor").to_numpy(), len(starts)),
     })
     f["opened_day"] = [local_day(int(ns), config.timezone).isoformat() for ns in f["first_ns"]]
     rooms = tables["rooms"][["room_id", "customer_id", "closed_by"]]
@@ -145,17 +157,22 @@ def _empty_features() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in cols})
 
 
-def _count(m: pd.DataFrame, sender: str) -> pd.Series:
-    return m["sender"].eq(sender).groupby(m["room_id"], sort=False).sum()
+def _count(m: pd.DataFrame, where: np.ndarray, rooms: int) -> np.ndarray:
+    """Per room (by `room_no`), how many of its messages `where` holds."""
+    return np.bincount(m["room_no"].to_numpy()[where], minlength=rooms).astype(np.int64, copy=False)
 
 
 def _by_room(f: pd.DataFrame, per_room: pd.DataFrame) -> None:
-    """Attach room-indexed columns to `f` (aligned on room_id); `*_ns` columns stay exact integers."""
+    """Attach room-indexed columns to `f` (aligned on room_id, as `reindex` aligns them: a room
+    without a row gets the column's missing value); `*_ns` columns stay exact integers. The rooms
+    are looked up once for all the columns."""
+    at = per_room.index.get_indexer(f["room_id"])  # -1: no row for the room; raises as reindex does on repeats
     for col in per_room.columns:
         values = per_room[col]
         if pd.api.types.is_integer_dtype(values.dtype):
             values = values.astype("Int64")  # a plain reindex would turn missing rooms into floats
-        values = values.reindex(f["room_id"])
+        cells = values.array if isinstance(values.dtype, pd.api.extensions.ExtensionDtype) else values.to_numpy()
+        values = pd.Series(take(cells, at, allow_fill=True), index=f["room_id"], name=col)
         if col.endswith("_ns") or col.endswith("_seq"):
             f[col] = pd.array(values.to_numpy(dtype=object), dtype="Int64") if len(values) else pd.array([], dtype="Int64")
         else:
@@ -181,9 +198,17 @@ def _triggers(f: pd.DataFrame, m: pd.DataFrame, phrases: pd.DataFrame, config: H
 
 
 def _ai_after(m: pd.DataFrame, trigger_seq: pd.Series, rooms: pd.Series) -> np.ndarray:
-    tseq = m["room_id"].map(trigger_seq)
-    after = (m["sender"] == "ai") & tseq.notna() & (m["seq"] > tseq.fillna(-1))
-    return after.groupby(m["room_id"]).sum().reindex(rooms, fill_value=0).to_numpy(dtype="int64")
+    """Per room of `rooms` (row i is room_no i), its ai messages after the room's `trigger_seq`
+    (rooms missing from `trigger_seq` count none)."""
+    tseq = _per_message(m, trigger_seq.reindex(rooms))
+    after = m["sender"].eq("ai").to_numpy() & (m["seq"].to_numpy() > tseq)
+    return _count(m, after, len(rooms))
+
+
+def _per_message(m: pd.DataFrame, per_room: pd.Series) -> np.ndarray:
+    """A per-room place (row i is room_no i; missing: none) on each message, as a float (NaN
+    for none, which no `seq` exceeds)."""
+    return per_room.to_numpy(dtype="float64", na_value=np.nan)[m["room_no"].to_numpy()]
 
 
 def _literal_triggers(f: pd.DataFrame, m: pd.DataFrame, customer: pd.DataFrame, phrases: pd.DataFrame,
@@ -216,8 +241,7 @@ def _citations(f: pd.DataFrame, m: pd.DataFrame, articles: pd.DataFrame) -> None
 
 def _handoff(f: pd.DataFrame, m: pd.DataFrame) -> None:
     """Decision: the handoff is the trigger, when a counselor message follows it; wait to the first such message."""
-    tseq = m["room_id"].map(f.set_index("room_id")["trigger_seq"])
-    follows = (m["sender"] == "counselor") & tseq.notna() & (m["seq"] > tseq.fillna(-1))
+    follows = m["sender"].eq("counselor").to_numpy() & (m["seq"].to_numpy() > _per_message(m, f["trigger_seq"]))
     first = m[follows].drop_duplicates("room_id").set_index("room_id")
     _by_room(f, pd.DataFrame({"first_counselor_at": first["sent_at"], "counselor_ns": first["sent_at_ns"]}))
     handed = f["counselor_ns"].notna()

@@ -12,6 +12,7 @@ import json
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from rules.common.evidence import plain
 from rules.common.korean import is_polite
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig, load_config
-from rules.handoff.engine import OUTPUT_COLUMNS, assess, day_summary, day_tables, judge, records
+from rules.handoff.engine import OUTPUT_COLUMNS, _by_room, assess, day_summary, day_tables, judge, records
 from rules.handoff.normalise import load_dir
 from rules.handoff.reference import FIELDS, expected_rooms, same_value
 from rules.handoff.view import from_raw, whole_input
@@ -641,3 +642,49 @@ def scenarios(draw):
 def test_random_rooms_engine_agrees_with_the_reference(sc):
     messages, rooms, day = sc
     rooms_of(messages, rooms, day=day)  # asserts status, verdict and every field against the reference
+
+
+def _by_room_reindexed(f, per_room) -> None:
+    """`_by_room` as it was written first: one `reindex` per column."""
+    for col in per_room.columns:
+        values = per_room[col]
+        if pd.api.types.is_integer_dtype(values.dtype):
+            values = values.astype("Int64")
+        values = values.reindex(f["room_id"])
+        if col.endswith("_ns") or col.endswith("_seq"):
+            f[col] = pd.array(values.to_numpy(dtype=object), dtype="Int64") if len(values) else pd.array([], dtype="Int64")
+        else:
+            values = values.astype(object)
+            f[col] = values.where(values.notna(), None).to_numpy(dtype=object)
+
+
+_ROOMS = st.sampled_from([f"R-{i}" for i in range(8)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ROOMS, unique=True, max_size=6), st.lists(_ROOMS, unique=True, max_size=6),
+       st.lists(st.one_of(st.none(), st.integers(-2**62, 2**62)), min_size=6, max_size=6),
+       st.lists(st.one_of(st.none(), st.text(max_size=3), st.floats(allow_nan=False)), min_size=6, max_size=6),
+       st.lists(st.integers(-2**62, 2**62), min_size=6, max_size=6), st.lists(st.booleans(), min_size=6, max_size=6))
+def test_by_room_aligns_every_column_as_reindex_does(f_rooms, rows, with_null, objects, ints, flags):
+    """Rooms without a row, rooms in another order, and every column kind the engine attaches:
+    exact integers (plain and nullable) for `*_ns`/`*_seq`, objects, numbers and booleans else."""
+    n = len(rows)
+    per_room = pd.DataFrame({
+        "a_ns": pd.array(with_null[:n], dtype="Int64"), "b_seq": pd.Series(ints[:n], dtype="int64"),
+        "text": pd.Series(objects[:n], dtype=object), "count": pd.Series(ints[:n], dtype="int64"),
+        "flag": pd.Series(flags[:n], dtype=bool), "stamp_ns": pd.Series(ints[:n], dtype="int64"),
+    }, index=pd.Index(rows, dtype=object, name="room_id"))
+    got, want = pd.DataFrame({"room_id": pd.Series(f_rooms, dtype=object)}), pd.DataFrame({"room_id": pd.Series(f_rooms, dtype=object)})
+    _by_room(got, per_room)
+    _by_room_reindexed(want, per_room)
+    assert list(got.columns) == list(want.columns)
+    for col in got.columns:
+        assert str(got[col].dtype) == str(want[col].dtype), col
+        assert [repr(v) for v in got[col]] == [repr(v) for v in want[col]], col
+
+
+def test_by_room_refuses_a_repeated_room_as_reindex_does():
+    f = pd.DataFrame({"room_id": ["R-1"]})
+    with pytest.raises((ValueError, pd.errors.InvalidIndexError)):
+        _by_room(f, pd.DataFrame({"x": [1, 2]}, index=pd.Index(["R-1", "R-1"])))
