@@ -665,3 +665,20 @@ def test_column_wise_explanation_agrees_on_the_sample():
     assert len(set(f["persona_code"])) == len(V.RULE_ORDER), "the sample holds every code"
     columnar, reference = explain(f, config), explain_reference.explain(f, config)
     assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
+
+
+_CELL = st.one_of(st.none(), st.just(float("nan")), st.integers(-3, 3),
+                  st.sampled_from(["개발자", " 개발자\u200b", "\ufeff", "", "  ", "CH-001", "ch-001 "]), st.text(max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CELL, max_size=20), st.booleans())
+def test_clean_by_distinct_value_gives_what_one_pass_gives(cells, text_only):
+    """Text columns take the factorised path, others the list pass; both give trimmed text, None else."""
+    if text_only:
+        cells = [c for c in cells if c is None or isinstance(c, str)]
+    series = pd.Series(cells, dtype=object, index=range(10, 10 + len(cells)))
+    want = [(trim(v) or None) if isinstance(v, str) else None for v in cells]
+    got = engine._clean(series)
+    assert list(got.index) == list(series.index) and got.dtype == object
+    assert [repr(v) for v in got] == [repr(v) for v in want]
