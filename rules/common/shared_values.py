@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.distinct import per_distinct_text
+
 LIMIT = 1 << 15
 """Distinct strings a column may show before its values are left as read."""
 
@@ -57,13 +59,11 @@ class SharedValues:
             out = np.empty(len(values), dtype=object)
             out[:] = self.column(name, values.tolist())
             return out
-        codes, uniques = pd.factorize(values)  # a null is -1: the last slot below, None
-        firsts = np.empty(len(uniques) + 1, dtype=object)
         get = seen.setdefault
-        firsts[:-1] = [get(v, v) for v in uniques.tolist()]
+        out = per_distinct_text(lambda v: get(v, v), values)
         if len(seen) > LIMIT:
             self._seen[name] = None
-        return firsts[codes]
+        return out
 
 
 _NOTHING_TO_SHARE = frozenset({"empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"})

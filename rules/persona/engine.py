@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.distinct import is_text, per_distinct_text
 from rules.common.evidence import plain_records
 from rules.common.gates import int_or_none, trim, trim_column
 from rules.common.ordering import stable_order
@@ -74,11 +75,8 @@ def _clean(series: pd.Series) -> pd.Series:
     """Trimmed text; blank or missing → None. A column of text (tags, jobs: few distinct values)
     is cleaned once per distinct value, found by pandas' factorize; any other in one list pass."""
     values = series.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
-        codes, distinct = pd.factorize(values)  # a missing value is -1: the last slot, None
-        cleaned = np.empty(len(distinct) + 1, dtype=object)
-        cleaned[:-1] = [trim(v) or None for v in distinct.tolist()]
-        return pd.Series(cleaned[codes], index=series.index, dtype=object)
+    if is_text(values):
+        return pd.Series(per_distinct_text(lambda v: trim(v) or None, values), index=series.index, dtype=object)
     cells = trim_column(series).tolist()
     return pd.Series([(v or None) if isinstance(v, str) else None for v in cells], index=series.index, dtype=object)
 
