@@ -14,6 +14,9 @@ each figure in its own process:
 - *load* (the gates) and *rules* (the engine with evidence and summaries stubbed out, on the
   loaded input), in-process, to show where the judge's time goes.
 
+The run prints a line at its start and one at its end with the time, the commit and the load
+average, to be recorded beside the figures.
+
 --nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
 that day holds 10⁵ main rows, with its step count, against `verdicts judge --day` on the same
 rows; --nightly-sample DAY runs it on one day of the sample data.
@@ -246,6 +249,7 @@ def main() -> None:
         print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1])))
         return
 
+    print(conditions("start"), flush=True)
     if a.sizes:
         growth = table(a)
         if a.plot:
@@ -254,6 +258,24 @@ def main() -> None:
         run_nightly_sample(a.nightly_sample)
     if a.nightly:
         run_nightly(a.domains, 100_000, a.data)
+    print(f"\n{conditions('end')}")
+
+
+def conditions(when: str) -> str:
+    """The time, the code and how busy the machine was: what a figure of a shared machine needs
+    beside it to be read."""
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD")
+    code = (f"commit {commit}" + (" with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+            if commit else f"code at {ROOT} (not a git checkout)")
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    return f"{when}: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, {code}, {os.cpu_count()} cores, load average {load}"
 
 
 def plot_growth(growth: dict[str, list[tuple[int, float]]], path: Path) -> None:
