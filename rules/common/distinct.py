@@ -17,10 +17,39 @@ def is_text(values: np.ndarray) -> bool:
     return pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty")
 
 
+def factorize_text(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a text column (see `is_text`), as `pd.factorize` gives them: codes
+    in order of first appearance, -1 for a missing value. pandas' hash table for text reads each
+    string only up to its first "\\x00", so "a\\x00b" and "a" share a code there; its answer is
+    checked (every value equal to its code's value) and, when wrong, found again exactly."""
+    codes, distinct = pd.factorize(values)
+    distinct = np.asarray(distinct, dtype=object)
+    present = codes >= 0
+    if (distinct[codes[present]] == values[present]).all():
+        return codes, distinct
+    kept = values[present]
+    distinct = kept[~pd.Series(kept, dtype=object).duplicated().to_numpy()]  # hashes whole strings
+    codes = np.full(len(values), -1, dtype=np.intp)
+    codes[present] = pd.Index(distinct, dtype=object).get_indexer(kept)
+    return codes, distinct
+
+
 def per_distinct_text(fn: Callable[[str], object], values: np.ndarray) -> np.ndarray:
     """`fn` of every value of a text column (see `is_text`), as an object array: `fn` is called once
     per distinct value, in order of first appearance; a missing value gives None."""
-    codes, distinct = pd.factorize(values)  # a missing value is -1: the last slot, left None
+    codes, distinct = factorize_text(values)  # a missing value is -1: the last slot, left None
     out = np.empty(len(distinct) + 1, dtype=object)
     out[:-1] = [fn(v) for v in distinct.tolist()]
     return out[codes]
+
+
+def each_value(fn: Callable[[object], object], series: pd.Series) -> pd.Series:
+    """`fn` of every value of a column, as an object Series on its index: once per distinct value
+    when every value is text (`fn` must then depend on the value alone), else once per row."""
+    values = series.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=False) == "string":  # no missing value either
+        out = per_distinct_text(fn, values)
+    else:
+        out = np.empty(len(values), dtype=object)
+        out[:] = [fn(v) for v in values.tolist()]
+    return pd.Series(out, index=series.index, dtype=object, name=series.name)

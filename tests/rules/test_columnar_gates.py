@@ -179,3 +179,15 @@ def test_json_text_of_every_kind_parses_as_json_loads_reads_it():
                     max_leaves=10))
 def test_json_values_written_by_json_parse_as_json_loads_reads_them(value):
     _parsed_as_by_json([json.dumps(value), json.dumps(value, ensure_ascii=False)])
+
+
+def test_text_that_differs_only_after_a_nul_keeps_its_own_value():
+    """pandas' text hash table reads a string up to its first NUL: the gates' shared strings must
+    still tell "a" from "a\\u0000b"."""
+    texts = ['{"id":"1","t":"a"}', '{"id":"2","t":"a\\u0000b"}', '{"id":"3","t":"a\\u0000c"}', '{"id":"4","t":"a"}']
+    raw = pd.DataFrame({"dataset": "d", "file": "f", "line": [1, 2, 3, 4], "text": texts, "not_utf8": None})
+    fast = gates.screen(raw, "d", "id", lambda obj: None, ("id", "t")).accepted()
+    with gates.row_by_row():
+        slow = gates.screen(raw, "d", "id", lambda obj: None, ("id", "t")).accepted()
+    assert list(fast["t"]) == ["a", "a\x00b", "a\x00c", "a"]
+    assert _strict(fast) == _strict(slow)

@@ -89,6 +89,12 @@ def test_an_array_of_strings_shares_them_across_calls_and_keeps_nulls():
     assert a[0] is b[0]
 
 
+def test_strings_that_differ_after_a_nul_stay_apart():
+    shared = SharedValues()
+    out = shared.array("body", _objects(["a", "a\x00b", "a\x00c", "a"]))
+    assert out.tolist() == ["a", "a\x00b", "a\x00c", "a"]
+
+
 def test_an_array_of_numbers_is_returned_as_it_is():
     shared = SharedValues()
     for values in ([1, None, 2], [1.5, None], [True, None], [1, 2.5], [None, None], []):
@@ -114,7 +120,7 @@ def test_an_array_of_distinct_strings_stops_being_looked_up(monkeypatch):
     assert shared.array("id", later) is later
 
 
-_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.sampled_from(["a", "b", "게임", ""]),
+_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.sampled_from(["a", "b", "게임", "", "a\x00", "a\x00b"]),
                    st.text(max_size=3), st.lists(st.sampled_from(["a", "게임", 1]), max_size=3))
 
 
