@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
+from rules.common.distinct import each_value
 from rules.common.gates import Normalised, Screen, gathered, screen, trim, trim_column
 from rules.retry import text
 from rules.retry.config import RetryConfig
@@ -60,16 +61,16 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     ev_s.rows["sent_at_ns"] = ev_s.stamps("sent_at", config.timezone)["ns"]
 
     ev = ev_s.rows
-    key = ev["surface_key_raw"].map(surface_key)
+    key = each_value(surface_key, ev["surface_key_raw"])
     unknown = ~key.isin(known)
     ev_s.reject(unknown, UNKNOWN_SURFACE, key[unknown].map(lambda k: _unknown_reason(k, rejected)))
 
     ev = ev_s.rows
-    empty = ev["input_text"].map(lambda t: trim(t) == "")
+    empty = each_value(lambda t: trim(t) == "", ev["input_text"]).astype(bool)
     ev_s.reject(empty, EMPTY_INPUT, "input_text is empty")
 
     ev = ev_s.rows
-    no_words = pd.Series([not text.normalised(t).split() for t in ev["input_text"].tolist()], index=ev.index)
+    no_words = each_value(lambda t: not text.normalised(t).split(), ev["input_text"]).astype(bool)
     ev_s.reject(no_words, NO_WORDS, ev.loc[no_words, "input_text"].map(
         lambda t: f"input_text '{t}' has no words once punctuation and symbols are removed"))
 
@@ -95,17 +96,16 @@ def derive(events: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     events = events.copy(deep=False)  # new columns only: the caller's frame keeps its own
     if "sent_at_ns" not in events:
         events["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in events["sent_at"]], dtype="int64")
-    # Keys and words recur: each is kept once (interned), not once per event.
-    events["surface_key"] = pd.Series([sys.intern(surface_key(k)) for k in events["surface_key_raw"].tolist()],
-                                      index=events.index, dtype=object)
-    words, squashed = [], []
-    for t in events["input_text"].tolist():  # one normalised text alive at a time
-        parts = text.normalised(t).split()
-        words.append(frozenset(map(sys.intern, parts)))
-        squashed.append("".join(parts))
-    events["words"] = pd.Series(words, index=events.index, dtype=object)
-    events["squashed"] = pd.Series(squashed, index=events.index, dtype=object)
+    # Keys and words recur: each is kept once (interned), not once per event, and worked out once
+    # per distinct text (retries repeat their text).
+    events["surface_key"] = each_value(lambda k: sys.intern(surface_key(k)), events["surface_key_raw"])
+    events["words"] = each_value(_words, events["input_text"])
+    events["squashed"] = each_value(text.squashed, events["input_text"])
     return events
+
+
+def _words(raw: str) -> frozenset[str]:
+    return frozenset(map(sys.intern, text.normalised(raw).split()))
 
 
 def stored_columns(dataset: str) -> list[str]:
