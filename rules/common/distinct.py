@@ -53,3 +53,23 @@ def each_value(fn: Callable[[object], object], series: pd.Series) -> pd.Series:
         out = np.empty(len(values), dtype=object)
         out[:] = [fn(v) for v in values.tolist()]
     return pd.Series(out, index=series.index, dtype=object, name=series.name)
+
+
+def exact_factorize(values) -> tuple[np.ndarray, np.ndarray]:
+    """`pd.factorize` of a column or array as (int64 codes, distinct values as an array): codes in
+    order of first appearance, -1 for a missing value, exact for text holding NUL (see
+    `factorize_text`). Group on these codes, not on the text itself, which pandas' group-by, `unique`
+    and `nunique` factorise the same flawed way."""
+    values = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else np.asarray(values)
+    if values.dtype == object and is_text(values):
+        codes, distinct = factorize_text(values)
+    else:
+        codes, distinct = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), np.asarray(distinct)
+
+
+def exact_duplicated(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """`frame.duplicated(columns)` (every row after the first of its kind) as a boolean array, exact
+    for text holding NUL: pandas' duplicates over several columns factorise each the flawed way."""
+    codes = pd.DataFrame({i: exact_factorize(frame[c])[0] for i, c in enumerate(columns)}, index=range(len(frame)))
+    return codes.duplicated().to_numpy()

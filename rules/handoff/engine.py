@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import take
 
+from rules.common.distinct import exact_duplicated
 from rules.common.evidence import plain_columns, rows_of
+from rules.common.lookup import add_looked_up
 from rules.common.gates import trim
 from rules.common.ordering import stable_order
 from rules.common.timestamps import local_day
@@ -141,7 +143,7 @@ def room_features(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.
     })
     f["opened_day"] = [local_day(int(ns), config.timezone).isoformat() for ns in f["first_ns"]]
     rooms = tables["rooms"][["room_id", "customer_id", "closed_by"]]
-    f = f.merge(rooms, on="room_id", how="left", validate="one_to_one")
+    add_looked_up(f, rooms, ["room_id"], ["customer_id", "closed_by"])  # not a merge: its check of the keys stops at a NUL
     f["customer_id"] = f["customer_id"].where(f["customer_id"].notna(), None)
 
     _triggers(f, m, tables["handoff_phrases"], config)
@@ -272,7 +274,8 @@ def _next_room(f: pd.DataFrame) -> None:
         _next_facts(f)
         return
     # Two rooms opening in the same instant: the smaller room_id is "first".
-    candidates = candidates.sort_values(["first_ns", "room_id"]).drop_duplicates(["customer_id", "first_ns"])
+    candidates = candidates.take(stable_order(candidates, ["first_ns", "room_id"]))
+    candidates = candidates[~exact_duplicated(candidates, ["customer_id", "first_ns"])]
     candidates = candidates.rename(columns={"room_id": "next_id", "first_ns": "next_ns"}).astype({"next_ns": "int64"})
     left = closed[["room_id", "customer_id", "closed_ns"]].astype({"closed_ns": "int64"}).sort_values("closed_ns")
     found = pd.merge_asof(left, candidates.sort_values("next_ns"), left_on="closed_ns", right_on="next_ns",

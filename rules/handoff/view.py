@@ -22,6 +22,7 @@ import pandas as pd
 
 from rules.common import timestamps
 from rules.common.days import line_days
+from rules.common.distinct import exact_duplicated, exact_factorize
 from rules.common.gates import DUPLICATE_ID, Normalised, trim
 from rules.common.jsonl import encodable
 from rules.handoff.config import HandoffConfig
@@ -94,7 +95,7 @@ def combine(per_day: dict[str | None, dict[str, pd.DataFrame]], day: str | None,
     held.append(_message_rows(quarantine))
     held.append(_roomless_rows(messages, rooms, quarantine))
     held_frame = pd.concat([h for h in held if len(h)], ignore_index=True) if any(len(h) for h in held) else _empty_held()
-    held_frame = held_frame.drop_duplicates(["room_id", "dataset", "file", "line", "reason_code"]).reset_index(drop=True)
+    held_frame = held_frame[~exact_duplicated(held_frame, ["room_id", "dataset", "file", "line", "reason_code"])].reset_index(drop=True)
 
     first = order[0]
     return {
@@ -158,7 +159,10 @@ def _roomless_rows(messages: pd.DataFrame, rooms: pd.DataFrame, quarantine: pd.D
     bad_rooms = quarantine[quarantine["dataset"] == "rooms"] if len(quarantine) else quarantine
     cited = bad_rooms.assign(room_id=[room_in_raw(t) for t in bad_rooms["raw"]]) if len(bad_rooms) else bad_rooms
     out = []
-    first_day = messages.groupby("room_id")["partition_day"].first()
+    codes, rooms_seen = exact_factorize(messages["room_id"])  # a room per code, whatever NUL it holds
+    known = codes >= 0
+    first_day = pd.Series(messages["partition_day"].to_numpy()[known]).groupby(codes[known]).first()
+    first_day.index = rooms_seen[first_day.index]
     for room in missing:
         failed = cited[cited["room_id"] == room] if len(cited) else cited
         if len(failed):

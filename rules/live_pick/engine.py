@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.distinct import exact_factorize
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
@@ -295,7 +296,7 @@ def rank_remaining(f: pd.DataFrame, config: LivePickConfig) -> None:
     keys = ["character_id", "window_ns", *RANK_KEYS]
     r = f.loc[remaining, keys]  # the keys alone, not a copy of every feature column
     r = r.iloc[stable_order(r, keys, [True, True, *RANK_ASCENDING])]
-    groups = r.groupby(["character_id", "window_ns"], sort=False)
+    groups = r.groupby([exact_factorize(r["character_id"])[0], r["window_ns"].to_numpy()], sort=False)
     rank = groups.cumcount() + 1
     f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
     f.loc[rank.index, "rank_in_window"] = rank.astype("int64")

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.distinct import is_text, per_distinct_text
+from rules.common.lookup import add_looked_up
 from rules.common.evidence import plain_records
 from rules.common.gates import int_or_none, trim, trim_column
 from rules.common.ordering import stable_order
@@ -86,7 +87,7 @@ def features(turns: pd.DataFrame, profiles: pd.DataFrame) -> pd.DataFrame:
     f["character_code"] = trim_column(f["character_code_raw"])
     prof = profiles.rename(columns={c: f"profile_{c}" for c in ("age", "job", "forbidden_topic", "character_name", "note", "file", "line")})
     keep = ["character_code", "profile_no", "profile_age", "profile_job", "profile_forbidden_topic", "profile_character_name"]
-    f = f.merge(prof[keep], on="character_code", how="left", validate="many_to_one")
+    add_looked_up(f, prof, ["character_code"], keep[1:])  # not a merge: its check of the keys stops at a NUL
     f["topic"] = _clean(f["topic_tag"])
     f["user_topic"] = _clean(f["user_topic_tag"])
     f["forbidden"] = _clean(f["profile_forbidden_topic"])

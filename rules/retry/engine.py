@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from rules.common.distinct import exact_factorize
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.ordering import stable_order
 from rules.retry import verdicts as V
@@ -86,8 +87,8 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     f["pos"] = np.arange(n)
     set_of, ws = index_word_sets(f["words"])
     f["size"] = ws.sizes[set_of]
-    session = pd.factorize(f["session_id"])[0].astype(np.int64)
-    surface = pd.factorize(f["surface_key"])[0].astype(np.int64)
+    session = exact_factorize(f["session_id"])[0]
+    surface = exact_factorize(f["surface_key"])[0]
     catalog_rows = catalog.set_index("surface_key")
     f["surface_name"] = f["surface_key"].map(catalog_rows["surface_name"])
 
@@ -112,7 +113,7 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     f["baseline_rank"] = [rank_of[b] for b in f["baseline"]]
 
     # Same session and surface: the best earlier event (largest overlap, then earliest).
-    f["has_earlier"] = f.groupby(["session_id", "surface_key"], sort=False).cumcount().gt(0)
+    f["has_earlier"] = f.groupby([session, surface], sort=False).cumcount().gt(0)
     best_pos, best_rank = _best(n, i[same], j[same], rank[same])
     f["best_pos"] = best_pos
     f["max_rank"] = np.where(f["has_earlier"], np.maximum(best_rank, 0), -1)
@@ -124,10 +125,10 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     hop_pos, hop_rank = _best(n, i[~same], j[~same], rank[~same])
     f["hop_match"] = [ids[p] if p >= 0 else None for p in hop_pos]
     f["hop_overlap"] = [universe[r] if r >= 0 else None for r in hop_rank]
-    f["session_surfaces"] = f.groupby("session_id", sort=False)["surface_key"].transform("nunique")
+    f["session_surfaces"] = pd.Series(surface).where(surface >= 0).groupby(session, sort=False).transform("nunique")
 
     # The earliest earlier event with the same squashed text on the same surface.
-    group = f.groupby(["session_id", "surface_key", "squashed"], sort=False)
+    group = f.groupby([session, surface, exact_factorize(f["squashed"])[0]], sort=False)
     f["is_exact"] = group.cumcount().gt(0)
     f["exact_match"] = group["event_id"].transform("first").where(f["is_exact"], None)
     return f

@@ -15,6 +15,7 @@ import pandas as pd
 
 from rules.common import evidence
 from rules.common.collector import cycle_collection_paused
+from rules.common.distinct import exact_duplicated, exact_factorize
 from rules.common.korean import josa
 from rules.retry import verdicts as V
 from rules.retry.baseline import DEFAULT, FALLBACK
@@ -40,14 +41,15 @@ def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
     pairs left after repeats are dropped: a group-by calling Python once per session took 1.6 s of
     10⁵ events, this 0.2 s."""
     texts = dict(zip(f["event_id"], f["input_text"]))
-    codes, surfaces = pd.factorize(f["surface_name"])
+    codes, surfaces = exact_factorize(f["surface_name"])
     shown = np.array([*map(_name, surfaces), None], dtype=object)[codes]
     missing = np.flatnonzero(codes < 0)  # None and NaN factorize alike but are shown apart
     shown[missing] = [_name(v) for v in f["surface_name"].to_numpy()[missing]]
     names = dict(zip(f["event_id"], shown.tolist()))
-    pairs = pd.DataFrame({"session": f["session_id"].to_numpy(), "name": shown}).drop_duplicates()
+    sessions = f["session_id"].to_numpy(dtype=object)
+    first = np.flatnonzero(~exact_duplicated(pd.DataFrame({"session": sessions, "name": shown}), ["session", "name"]))
     session_names: dict = {}
-    for session, name in zip(pairs["session"].tolist(), pairs["name"].tolist()):
+    for session, name in zip(sessions[first].tolist(), shown[first].tolist()):
         session_names.setdefault(session, []).append(name)
     return texts, names, session_names
 

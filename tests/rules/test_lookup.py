@@ -52,3 +52,23 @@ def test_two_keys_and_a_repeated_key():
     pd.testing.assert_frame_equal(got, left.merge(right, on=["c", "v"], how="left", validate="many_to_one"))
     with pytest.raises(MergeError):
         add_looked_up(left.copy(), right, ["c"], ["x"])
+
+
+def test_two_keys_tell_apart_text_that_differs_after_a_nul():
+    right = pd.DataFrame({"c": ["a\x00b", "a\x00c", "a"], "v": [1, 1, 1], "x": [1.5, 2.5, 3.5]})
+    left = pd.DataFrame({"c": ["a\x00c", "a", "a\x00b", "a\x00"], "v": [1, 1, 1, 1]})
+    got = left.copy()
+    add_looked_up(got, right, ["c", "v"], ["x"])
+    assert got["x"].tolist()[:3] == [2.5, 3.5, 1.5] and np.isnan(got["x"].iat[3])
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables(), st.lists(st.sampled_from(["x", "y", None]), min_size=12, max_size=12))
+def test_two_keys_add_what_a_merge_on_both_adds(case, seconds):
+    left, right = case
+    right = right.assign(k2=pd.Series(seconds[:len(right)], dtype=object))
+    left = left.assign(k2=pd.Series(seconds[::-1][:len(left)], dtype=object))
+    got = left.copy()
+    add_looked_up(got, right, ["k", "k2"], ["n", "t", "i"])
+    pd.testing.assert_frame_equal(got, left.merge(right[["k", "k2", "n", "t", "i"]], on=["k", "k2"], how="left",
+                                                   validate="many_to_one"))

@@ -559,10 +559,11 @@ def test_summary_stays_polite_for_a_topic_tag_with_sentence_punctuation(tag):
 
 # -- property: the vectorised engine agrees with the row-by-row reference ---------------------
 
-CODES = ["CH-1", "CH-2", "CH-3"]
-RAW_CODES = ["CH-1", " CH-1 ", "\u3000CH-2\t", "CH-2", "CH-3", "ch-1", "CH-9", "", "  "]
-TOPICS = [None, "정치", "정치 ", "음주", "흡연", " 음주", "일상", "실제 사건", "", "  "]
-JOBS = [None, "셰프", " 셰프 ", "가수", "", "  ", "요리 유튜버"]
+CODES = ["CH-1", "CH-2", "CH-3", "CH\x001", "CH\x002"]
+RAW_CODES = ["CH-1", " CH-1 ", "\u3000CH-2\t", "CH-2", "CH-3", "ch-1", "CH-9", "", "  ", "CH\x001", "CH\x002", "CH\x00"]
+TOPICS = [None, "정치", "정치 ", "음주", "흡연", " 음주", "일상", "실제 사건", "", "  ", "정치\x00", "정치\x00a"]
+JOBS = [None, "셰프", " 셰프 ", "가수", "", "  ", "요리 유튜버", "셰프\x00", "셰프\x00a"]
+"""Codes, topics and jobs include some that differ only after a NUL, which pandas' text hashing misses."""
 AGES = [None, 0, 17, 19, 20, 21, 35, 120]
 REPLIES = [None, "", "   ", "\n", "\u3000", " \n ", "네, 그래요.", "x"]
 
@@ -682,3 +683,18 @@ def test_clean_by_distinct_value_gives_what_one_pass_gives(cells, text_only):
     got = engine._clean(series)
     assert list(got.index) == list(series.index) and got.dtype == object
     assert [repr(v) for v in got] == [repr(v) for v in want]
+
+
+def test_codes_that_differ_only_after_a_nul_are_different_profiles():
+    """pandas' text hashing stops at a NUL: a merge's key check took these two codes for one."""
+    config = config_with(adult_age=18, age_restricted_topics=[], null_field_policy={"age": "ignore", "job": "ignore"})
+    p_rows = [{"profile_no": f"CP-{i}", "character_code": code, "character_name": "가나", "age": 30, "job": job,
+               "forbidden_topic": None} for i, (code, job) in enumerate([("CH\x001", "셰프"), ("CH\x002", "가수")])]
+    t_rows = [{"turn_no": f"T-{i}", "prompt_ver": "p13", "scenario_id": None, "created_at": "2026-10-04T10:00:00",
+               "user_text": "질문", "character_code_raw": code, "reply_text": "네", "stated_age": None, "stated_job": "셰프",
+               "topic_tag": None, "user_topic_tag": None} for i, code in enumerate(["CH\x002", "CH\x001", "CH\x00"])]
+    norm = gate(p_rows, t_rows, config)
+    rows = engine.records(engine.judge(norm.tables["turns"], norm.tables["profiles"], config))
+    got = {r["turn_no"]: (r["profile_no"], r["persona_code"]) for r in rows}
+    assert got == {"T-0": ("CP-1", V.JOB_CONFLICT), "T-1": ("CP-0", V.CONSISTENT), "T-2": (None, V.PROFILE_UNMAPPED)}
+    assert got == expected_codes(norm, config)

@@ -355,7 +355,9 @@ def test_no_events_give_no_rows():
 
 # -- property tests: random sessions -----------------------------------------------------------
 
-WORDS = ("요약해줘", "보고서", "회의록", "다시", "짧게", "PDF", "pdf", "번역", "올림", "엑셀")
+WORDS = ("요약해줘", "보고서", "회의록", "다시", "짧게", "PDF", "pdf", "번역", "올림", "엑셀", "보고\x00", "보고\x00서")
+SESSIONS = ("s0", "s1", "s2", "s\x00", "s\x00a", "s\x00b")
+"""Texts and sessions that differ only after a NUL, which pandas' text hashing does not see."""
 MARKS = ("", "", "!", ".", " 🙏", "?!")
 SURFACES = ("summarize", "translate", "upload", "chat", " Summarize ", "CHAT")
 
@@ -369,7 +371,7 @@ def scenarios(draw):
         joiner = draw(st.sampled_from([" ", " ", "", "  "]))
         text = joiner.join(words) + draw(st.sampled_from(MARKS))
         events.append(event(
-            f"EV-{draw(st.integers(0, 999)):03d}-{i}", f"s{draw(st.integers(0, 5))}", text,
+            f"EV-{draw(st.integers(0, 999)):03d}-{i}", draw(st.sampled_from(SESSIONS)), text,
             second=draw(st.integers(0, 20)), surface=draw(st.sampled_from(SURFACES)),
             shown=draw(st.sampled_from([True, False, None])),
         ))
