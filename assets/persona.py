@@ -48,7 +48,7 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
     from evals.compare import compare_versions, render_comparison
 
     frame = _all_turns_with_codes(warehouse)
-    versions = sorted(frame["prompt_ver"].dropna().unique())
+    versions = sorted(set(frame["prompt_ver"].dropna()))  # a set: pandas' unique stops reading text at a NUL
     if len(versions) < 2 and not (config.a and config.b):
         raise ValueError(f"need two prompt versions to compare; judged turns have {versions}")
     a, b = config.a or versions[-2], config.b or versions[-1]
@@ -58,7 +58,7 @@ def persona_prompt_comparison(config: ComparisonConfig, warehouse: WarehouseReso
     else:
         both = set(frame.loc[frame["prompt_ver"] == a, "character_code"]) & set(frame.loc[frame["prompt_ver"] == b, "character_code"])
         frame = frame[frame["character_code"].isin(both)]
-    scope = f"{config.character_code or ', '.join(sorted(frame['character_code'].unique()))} · {a} vs {b}"
+    scope = f"{config.character_code or ', '.join(sorted(set(frame['character_code'])))} · {a} vs {b}"
     result = compare_versions(frame, a, b, inconsistent=V.INCONSISTENT, excluded=V.EXCLUDED, scope=scope)
     md = render_comparison(result)
     folder = reports.folder(DOMAIN.name, "comparison")

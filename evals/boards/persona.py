@@ -18,7 +18,7 @@ def gather(domain, input_dir: Path, judged) -> dict:
     """The two newest prompt versions compared (as the comparison asset picks them) and the review queue."""
     extra: dict = {}
     turns = judged.normalised.tables["turns"]
-    versions = sorted(v for v in turns["prompt_ver"].dropna().unique() if isinstance(v, str))
+    versions = sorted({v for v in turns["prompt_ver"].dropna() if isinstance(v, str)})  # pandas' unique stops at a NUL
     if len(versions) >= 2:
         try:
             extra["comparison"] = domain.compare(input_dir, versions[-2], versions[-1])

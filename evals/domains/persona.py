@@ -64,7 +64,7 @@ def extras(domain: Domain, input_dir: Path, judged, report) -> dict:
     """The week-2 evaluation's prompt-version comparison of the two newest versions."""
     from evals.compare import render_comparison
 
-    versions = sorted(judged.normalised.tables["turns"]["prompt_ver"].dropna().unique())
+    versions = sorted(set(judged.normalised.tables["turns"]["prompt_ver"].dropna()))  # a set: pandas' unique stops at a NUL
     if len(versions) < 2:
         report.extra_sections.append(("프롬프트 버전 비교", f"비교할 버전이 둘 이상 없습니다 ({', '.join(versions) or '없음'})."))
         return {}

@@ -36,8 +36,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pandas as pd
 
+from rules.common.distinct import exact_factorize
 from rules.common.evidence import row as evidence_row
 from rules.common.korean import josa
 from rules.live_pick import verdicts as V
@@ -116,6 +118,14 @@ def figures(facts: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     if inworld.empty:
         totals["repeat_askers"] = 0
         return pd.DataFrame(columns=columns), totals
+    # Topics and viewers as exact codes (NA where missing, left out as a group-by leaves it): pandas'
+    # group-by reads text only up to a NUL. The topics' text comes back, in Python's order, at the end.
+    topic_codes, topic_names = exact_factorize(inworld["topic"])
+    viewer_codes = exact_factorize(inworld["viewer_id"])[0]
+    inworld = inworld.assign(topic=pd.array(np.where(topic_codes >= 0, topic_codes, 0), dtype="Int64"),
+                             viewer_id=pd.array(np.where(viewer_codes >= 0, viewer_codes, 0), dtype="Int64"))
+    inworld.loc[topic_codes < 0, "topic"] = pd.NA
+    inworld.loc[viewer_codes < 0, "viewer_id"] = pd.NA
     by = inworld.assign(
         answered=inworld["verdict"].eq(V.PICK), cooldown_held=inworld["verdict"].eq(V.JUST_ANSWERED),
         closeness_held=inworld["verdict"].eq(V.BELOW_CLOSENESS), deferred=inworld["verdict"].eq(V.DEFERRED),
@@ -131,6 +141,8 @@ def figures(facts: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     for col in ("elapsed", "levels"):
         out[col] = [v if isinstance(v, list) else [] for v in out[col]]
     out = out.reset_index()
+    out["topic"] = topic_names[out["topic"].to_numpy(dtype=np.int64)] if len(out) else out["topic"].astype(object)
+    out = out.iloc[np.argsort(out["topic"].to_numpy(dtype=object), kind="stable")].reset_index(drop=True)
     for col in ("lines", "answered", "cooldown_held", "closeness_held", "deferred", "repeat_askers"):
         out[col] = out[col].astype("int64")
     repeats = per_viewer[per_viewer >= 2].reset_index()

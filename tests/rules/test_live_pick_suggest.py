@@ -216,3 +216,18 @@ def test_changed_and_diff_touch_only_the_tunable_fields():
     assert diff(SHEET, after) == ["reply_cooldown_sec 180 → 150"]
     with pytest.raises(ValueError):
         changed(SHEET, "banned_tags", None, [])
+
+
+def test_viewers_and_topics_that_differ_only_after_a_nul_are_counted_apart():
+    """pandas' group-by reads text only up to a NUL: "VW\\x00A" and "VW\\x00B" are two viewers."""
+    sheet = {**SHEET, "world_topic_tags": ["노래", "게임", "게임\x002"], "min_closeness_by_topic": {}}
+    b = Broadcast(sheet)
+    for vid in ("VW\x00A", "VW\x00B"):
+        b.viewer(vid, 3).say(vid, 10, "게임").say(vid, 20, "게임")
+    b.viewer("VW\x00", 3).say("VW\x00", 30, "게임\x002")
+    config = load_config()
+    result = suggest(b.rows(config), {**sheet, "sheet_version": 1}, "B", config)
+    figures = result.figures
+    assert figures["topic"].tolist() == ["게임", "게임\x002"]
+    assert figures["lines"].tolist() == [4, 1] and figures["repeat_askers"].tolist() == [2, 0]
+    assert result.totals["repeat_askers"] == 2

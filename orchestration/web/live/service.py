@@ -38,6 +38,7 @@ from orchestration.web.live.ready import Ready, finish_ready
 from orchestration.web.live.windows import Key, References, Window, add_lines, judge_late, prepare
 from rules.common import timestamps
 from rules.common.collector import cycle_collection_paused
+from rules.common.distinct import exact_factorize
 from rules.common.gates import DUPLICATE_ID
 from rules.common.jsonl import compact
 from rules.live_pick.config import load_config
@@ -491,8 +492,10 @@ class LiveService:
                     self.open[key].quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
             out.quarantined += quarantined
             batch = {}
-            for key, part in chat.groupby(["character_id", "window_ns"], sort=False):
-                key = (key[0], int(key[1]))
+            # characters by exact codes: pandas' group-by reads text only up to a NUL
+            characters = exact_factorize(chat["character_id"])[0]
+            for (_, window), part in chat.groupby([characters, chat["window_ns"].to_numpy()], sort=False):
+                key = (part["character_id"].iat[0], int(window))
                 if key in self.finished or key in self.out_early:  # pushed: the line is late
                     out.late.append(self._late(key, part, arrived, now))
                     for m in part["msg_id"]:  # stored as late: looked up there from now on
