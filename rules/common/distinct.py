@@ -45,10 +45,13 @@ def per_distinct_text(fn: Callable[[str], object], values: np.ndarray) -> np.nda
 
 def each_value(fn: Callable[[object], object], series: pd.Series) -> pd.Series:
     """`fn` of every value of a column, as an object Series on its index: once per distinct value
-    when every value is text (`fn` must then depend on the value alone), else once per row."""
+    when the column is text (`fn` must then depend on the value alone) and once per missing value
+    (None and NaN may differ to `fn`), else once per row."""
     values = series.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(values, skipna=False) == "string":  # no missing value either
+    if is_text(values):
         out = per_distinct_text(fn, values)
+        missing = np.flatnonzero(pd.isna(values))
+        out[missing] = [fn(v) for v in values[missing].tolist()]
     else:
         out = np.empty(len(values), dtype=object)
         out[:] = [fn(v) for v in values.tolist()]

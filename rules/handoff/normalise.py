@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
+from rules.common.distinct import each_value
 from rules.common.gates import Screen, gathered, int_or_none, trim, trim_column
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
@@ -54,15 +56,22 @@ def _blank(v: object) -> bool:
     return v is None or (isinstance(v, str) and not trim(v))
 
 
+def _untrimmed(v: object) -> bool:
+    return isinstance(v, str) and trim(v) != v
+
+
 def _trim_codes(s: Screen, fields: tuple[str, ...]) -> None:
     """Codes compare after trimming, so ' ai ' meets the schema's enum as 'ai'."""
     if not fields:
         return
     objs = s.rows["_obj"].tolist()
-    for i, o in enumerate(objs):  # a new object only for a line whose code changes (few do)
-        trimmed = {f: trim(o[f]) for f in fields if isinstance(o.get(f), str) and trim(o[f]) != o[f]}
-        if trimmed:
-            objs[i] = {**o, **trimmed}
+    changes: dict[int, dict] = {}
+    for f in fields:  # a code's trimming decided once per distinct code
+        values = pd.Series([o.get(f) for o in objs], dtype=object)
+        for i in np.flatnonzero(each_value(_untrimmed, values).to_numpy(dtype=bool)).tolist():
+            changes.setdefault(i, {})[f] = trim(values.iat[i])
+    for i, trimmed in changes.items():  # a new object only for a line whose code changes (few do)
+        objs[i] = {**objs[i], **trimmed}
     s.rows["_obj"] = pd.Series(objs, index=s.rows.index, dtype=object)
 
 
@@ -99,12 +108,16 @@ def _accepted(s: Screen) -> pd.DataFrame:
     return frame.rename(columns={c: c[len("_col_"):] for c in frame.columns if c.startswith("_col_")})
 
 
+def _field(s: Screen, name: str) -> pd.Series:
+    """One field of each row's parsed object (None where absent)."""
+    return pd.Series([o.get(name) for o in s.rows["_obj"].tolist()], index=s.rows.index, dtype=object)
+
+
 def _message_presence(s: Screen) -> None:
     """The two faults the seed names: no room, and no time."""
-    room = s.rows["_obj"].map(lambda o: o.get("room_id"))
-    s.reject(room.map(_blank), EMPTY_ROOM_ID, "room_id is empty: the message belongs to no room and is left out")
-    sent = s.rows["_obj"].map(lambda o: o.get("sent_at"))
-    missing = sent.map(_blank)
+    room = _field(s, "room_id")
+    s.reject(each_value(_blank, room).astype(bool), EMPTY_ROOM_ID, "room_id is empty: the message belongs to no room and is left out")
+    missing = each_value(_blank, _field(s, "sent_at")).astype(bool)
     reasons = room[missing.index].map(lambda r: f"sent_at is missing: the message is left out and room '{trim(r)}' is held")
     s.reject(missing, MISSING_SENT_AT, reasons)
 

@@ -66,13 +66,21 @@ def test_each_value_calls_every_row_of_a_column_that_is_not_all_text():
     assert out.tolist() == ["'a'", "None", "'a'", "1"]
 
 
-_cells = st.one_of(st.text(max_size=3), st.none(), st.integers(-2, 2), st.lists(st.text(max_size=1), max_size=2))
+def test_each_value_calls_text_once_per_distinct_value_and_every_missing_value_on_its_own():
+    seen = []
+    out = each_value(lambda v: seen.append(v) or repr(v), pd.Series(["a", None, "a", float("nan"), None], dtype=object))
+    assert seen[0] == "a" and seen[1] is None and seen[2] != seen[2] and seen[3] is None and len(seen) == 4
+    assert out.tolist() == ["'a'", "None", "'a'", "nan", "None"]
+
+
+_cells = st.one_of(st.text(max_size=3), st.none(), st.just(float("nan")), st.integers(-2, 2),
+                   st.lists(st.text(max_size=1), max_size=2))
 
 
 @given(st.lists(st.one_of(st.text(max_size=3), st.sampled_from(["", " a", "A ", "\x00", "a\x00"])), max_size=30)
        | st.lists(_cells, max_size=30))
 def test_each_value_equals_a_call_per_row(values):
-    fn = lambda v: (v.strip().lower() or None) if isinstance(v, str) else ("list" if isinstance(v, list) else v)  # noqa: E731
+    fn = lambda v: (v.strip().lower() or None) if isinstance(v, str) else ("list" if isinstance(v, list) else repr(v))  # noqa: E731
     series = pd.Series(_objects(values), dtype=object)
     got = each_value(fn, series).tolist()
     want = [fn(v) for v in values]
