@@ -88,8 +88,13 @@ def _viewer_evidence(known: bool, closeness, last) -> list[dict]:
 
 
 def _first_viewer_sentences(c: Columns, config: LivePickConfig) -> list:
+    """The sentence about a viewer with no relation row, for those lines alone (None for the others,
+    which never say it): most viewers are known, and each has an id of their own to word."""
     level = config.first_time_viewer.closeness_level
-    return each(lambda v: f"{josa(inline(v), '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {level}단계로 봅니다.", c["viewer_id"])
+    known = c["has_relation"]
+    new = iter(each(lambda v: f"{josa(inline(v), '은/는')} 관계 기록이 없는 첫 시청자라 친밀 {level}단계로 봅니다.",
+                    [v for v, k in zip(c["viewer_id"], known) if not k]))
+    return [None if k else next(new) for k in known]
 
 
 NO_OVERLAP = ("의 세계관 주제와 겹치는지 볼 수 없습니다. "

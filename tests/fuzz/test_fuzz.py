@@ -33,7 +33,6 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings, seed
 from hypothesis import strategies as st
 
