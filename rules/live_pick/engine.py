@@ -241,30 +241,42 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
         if k not in sheets:
             sheets[k] = (frozenset(banned), frozenset(world), mins)
     default = float(config.missing_topic_min_closeness)
-    n_tags, banned_tag, offworld_tag, answered_tag, first_tag = [], [], [], [], []
-    required, required_tag, in_map = [], [], []
+    # What a line's tags say against its sheet is worked out once per distinct (sheet, tags): lines
+    # repeat a few tag lists; only the answered tag depends on the viewer.
+    facts: dict[tuple, tuple] = {}
+    per_line, answered_tag = [], []
     for k, tags, answered in zip(keys, f["tags"], f["answered_topics"]):
         tags = tags if isinstance(tags, list) else []
-        banned, world, mins = sheets[k]
-        n_tags.append(len(tags))
-        banned_tag.append(next((t for t in tags if t in banned), None))
-        offworld_tag.append(next((t for t in tags if t not in world and t not in banned), None))
+        try:
+            key = (k, tuple(tags))
+            fact = facts.get(key)
+        except TypeError:  # a tag that cannot be a key (a tagger's odd answer): worked out alone
+            key, fact = None, _sheet_facts(tags, *sheets[k], default)
+        if fact is None:
+            fact = facts[key] = _sheet_facts(tags, *sheets[k], default)
+        per_line.append(fact)
         answered_tag.append(next((t for t in tags if t in answered), None) if answered else None)
-        first_tag.append(tags[0] if tags else None)
-        top, need, mapped = None, default, False  # the largest minimum; the earliest tag on a tie
-        for t in tags:
-            v = float(mins[t]) if t in mins else default
-            if top is None or v > need:
-                top, need, mapped = t, v, t in mins
-        required.append(need)
-        required_tag.append(top)
-        in_map.append(mapped)
+    n_tags, banned_tag, offworld_tag, first_tag, required, required_tag, in_map = (
+        map(list, zip(*per_line)) if per_line else ([] for _ in range(7)))
     f["n_tags"] = np.array(n_tags, dtype="int64")
     for name, values in (("banned_tag", banned_tag), ("offworld_tag", offworld_tag), ("answered_tag", answered_tag),
                          ("first_tag", first_tag), ("required_tag", required_tag)):
         f[name] = pd.Series(values, index=f.index, dtype=object)
     f["required_closeness"] = np.array(required, dtype=float)
     f["required_in_map"] = np.array(in_map, dtype=bool)
+
+
+def _sheet_facts(tags: list, banned: frozenset, world: frozenset, mins: dict, default: float) -> tuple:
+    """(tag count, first banned tag, first off-world tag, first tag, required closeness, the tag
+    requiring it, whether the sheet's map names it) of one tag list against one sheet."""
+    top, need, mapped = None, default, False  # the largest minimum; the earliest tag on a tie
+    for t in tags:
+        v = float(mins[t]) if t in mins else default
+        if top is None or v > need:
+            top, need, mapped = t, v, t in mins
+    return (len(tags), next((t for t in tags if t in banned), None),
+            next((t for t in tags if t not in world and t not in banned), None), tags[0] if tags else None,
+            need, top, mapped)
 
 
 # -- the rules, in order ---------------------------------------------------------------
