@@ -18,6 +18,7 @@ from rules.live_pick.config import LivePickConfig
 from rules.common.evidence import plain_columns, plain_records, rows_of
 from rules.common.lookup import add_looked_up
 from rules.common.ordering import stable_order
+from rules.common.output import output_frame
 from rules.live_pick.explain import explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
 
@@ -127,9 +128,7 @@ def _ordered(f: pd.DataFrame) -> np.ndarray:
 def _explained(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
     """Output rows of decided lines in output order, with their explanation and provenance."""
     cited, summaries, hedges = explain(f, config)
-    column = lambda values: pd.Series(values, index=f.index, dtype=object)  # noqa: E731
-    return f.assign(evidence=column(cited), summary=column(summaries), hedge=column(hedges),
-                    provenance=column(_provenance(f)))[OUTPUT_COLUMNS].reset_index(drop=True)
+    return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges, provenance=_provenance(f))
 
 
 def _no_rows() -> pd.DataFrame:

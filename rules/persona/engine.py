@@ -10,6 +10,7 @@ from rules.common.lookup import add_looked_up
 from rules.common.evidence import plain_records
 from rules.common.gates import int_or_none, trim, trim_column
 from rules.common.ordering import stable_order
+from rules.common.output import output_frame
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 from rules.persona.explain import explain
@@ -63,9 +64,7 @@ def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) 
 def _explained(f: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
     """Output rows of decided turns, with their evidence, summary and hedge."""
     cited, summaries, hedges = explain(f, config)
-    column = lambda values: pd.Series(values, index=f.index, dtype=object)  # noqa: E731
-    return f.assign(evidence=column(cited), summary=column(summaries),
-                    hedge=column(hedges))[OUTPUT_COLUMNS].reset_index(drop=True)
+    return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges)
 
 
 def _no_rows() -> pd.DataFrame:

@@ -16,6 +16,7 @@ import pandas as pd
 from rules.common.distinct import exact_factorize
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.ordering import stable_order
+from rules.common.output import output_frame
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
@@ -74,8 +75,7 @@ def _explained(f: pd.DataFrame, context, config: RetryConfig) -> pd.DataFrame:
     if f.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
     cited, reasons = explain(f, config, context)
-    return f.assign(evidence=pd.Series(cited, index=f.index, dtype=object),
-                    reason=pd.Series(reasons, index=f.index, dtype=object))[OUTPUT_COLUMNS].reset_index(drop=True)
+    return output_frame(f, OUTPUT_COLUMNS, evidence=cited, reason=reasons)
 
 
 def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
