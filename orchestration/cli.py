@@ -212,6 +212,7 @@ def cmd_judge(args) -> int:
 
 
 def _judge(args) -> int:
+    from rules.common.json_columns import write_jsonl_columns
     from rules.common.jsonl import write_jsonl
 
     domain = _domain(args.domain)
@@ -228,18 +229,18 @@ def _judge(args) -> int:
     summaries = {"kept": 0, "fallback": 0, "reasons": Counter()}
 
     def counted():  # rows are written a part at a time and tallied on the way
-        for rows in parts:
-            counts.update(r.get("verdict") or r.get("persona_code") for r in rows)
+        for columns in parts:
+            counts.update(columns.get(domain.spec.verdict_key, ()))
             if args.domain == "live_pick":
-                from rules.live_pick.summaries import summary_counts
+                from rules.live_pick.summaries import provenance_counts
 
-                c = summary_counts(rows)
+                c = provenance_counts(columns["provenance"])
                 summaries["kept"] += c["kept"]
                 summaries["fallback"] += c["fallback"]
                 summaries["reasons"].update(c["reasons"])
-            yield from rows
+            yield columns
 
-    n = write_jsonl(args.out, counted())
+    n = write_jsonl_columns(args.out, counted())
     if args.quarantine:
         write_jsonl(args.quarantine, _quarantine_rows(judged.quarantine))
     print(f"judged {n} rows → {args.out}", file=sys.stderr)

@@ -73,15 +73,16 @@ class Domain:
         return Judged(self.spec.records(frame), norm.quarantine, norm.reconciliation(), judged)
 
     def judge_dir_parts(self, input_dir: Path, day: str | None = None, tags: str = "gold",
-                        summaries: str = "template") -> tuple[Iterator[list[dict]], Judged]:
-        """`judge_dir` with its rows handed out a part at a time, for writing as they come (the same
-        rows in the same order; `Judged.rows` stays empty). The input is read and gated, and the
-        first part judged, before this returns, so their errors are raised here."""
+                        summaries: str = "template") -> tuple[Iterator[dict[str, list]], Judged]:
+        """`judge_dir` with its rows handed out a part at a time as columns (name → values), for
+        writing as they come (`json_columns`; the same rows in the same order; `Judged.rows` stays
+        empty). The input is read and gated, and the first part judged, before this returns, so their
+        errors are raised here."""
         norm, judged, config = self.spec.load(input_dir, day)
         options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
         frames = self.spec.judged_parts(judged.tables, config, tags, **options)
         first = next(frames)
-        parts = (self.spec.records(frame) for frame in chain([first], frames))
+        parts = (self.spec.columns(frame) for frame in chain([first], frames))
         return parts, Judged([], norm.quarantine, norm.reconciliation(), judged)
 
     def check_dir(self, input_dir: Path, rows: list, day: str | None = None) -> tuple[list, Judged]:

@@ -56,6 +56,8 @@ class DomainSpec:
     json_columns: tuple[str, ...] = ()
     """Normalised columns stored as JSON text."""
     verdict_json_columns: tuple[str, ...] = ("evidence",)
+    verdict_columns: Callable[[pd.DataFrame], dict[str, list]] | None = None
+    """`records`' values by output column, made without a dict per row; None: taken from `records`."""
     tag_sources: tuple[str, ...] = ("gold",)
     summary_writers: tuple[str, ...] = ("template",)
     load_dir: Loader | None = None
@@ -81,6 +83,16 @@ class DomainSpec:
         else:
             yield from self.judge_parts(tables, config, tags, **options)
 
+    def columns(self, frame: pd.DataFrame) -> dict[str, list]:
+        """`records(frame)` as columns (name → values, in the rows' key order), for writers that take
+        columns (`json_columns`). Without `verdict_columns`, every row of `records` holds the
+        frame's output columns, in one order."""
+        if self.verdict_columns is not None:
+            return self.verdict_columns(frame)
+        rows = self.records(frame)
+        names = list(rows[0]) if rows else []
+        return {name: [r[name] for r in rows] for name in names}
+
     def load(self, input_dir: Path, day: str | None = None) -> tuple[Normalised, Normalised, Any]:
         """(the gated input, what the rules judge and check, config) of a folder, or of one day of it."""
         return (self.load_dir or day_loader)(self, input_dir, day)
@@ -103,7 +115,7 @@ def from_layout(schema: ModuleType, normalise: ModuleType, engine: ModuleType, v
                 run_checks: Callable, load_config: Callable, expectations: dict, **fields) -> DomainSpec:
     """A spec whose modules follow the shared layout: `schemas.<d>` (DOMAIN, INPUT_DATASETS, OUTPUT),
     `normalise` (ID_FIELDS, TIME_FIELDS, read_input_dir, normalise, stored_columns, restore),
-    `engine` (OUTPUT_COLUMNS, records) and `verdicts` (ORDER). `fields` are the domain's own facts
+    `engine` (OUTPUT_COLUMNS, records, verdict_columns) and `verdicts` (ORDER). `fields` are the domain's own facts
     (event dataset, verdict key, judge, reference, …) and any departure from the layout."""
     wired = dict(
         name=schema.DOMAIN,
@@ -116,6 +128,7 @@ def from_layout(schema: ModuleType, normalise: ModuleType, engine: ModuleType, v
         restore=normalise.restore,
         output_columns=engine.OUTPUT_COLUMNS,
         records=engine.records,
+        verdict_columns=engine.verdict_columns,
         engine=engine,
         verdict_order=verdicts.ORDER,
         run_checks=run_checks,

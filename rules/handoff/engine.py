@@ -414,6 +414,11 @@ def day_tables(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[s
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
     """Output rows as plain JSON-ready dicts (None, not NA; 36 rather than 36.0), made column by column."""
+    return rows_of(verdict_columns(verdicts))
+
+
+def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
+    """`records`' values by output column."""
     columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
     for k in INT_COLUMNS:
         columns[k] = [int(v) for v in columns[k]]
@@ -422,7 +427,7 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
     for k in NUMBER_COLUMNS:
         columns[k] = [None if v is None else _whole(float(v)) for v in columns[k]]
     columns["uncited_message_ids"] = [list(v or []) for v in columns["uncited_message_ids"]]
-    return rows_of(columns)
+    return columns
 
 
 def _whole(v: float) -> int | float:

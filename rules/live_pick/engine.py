@@ -325,7 +325,12 @@ def pick_ids(msg_ids: pd.Series) -> list[str]:
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
     """Output rows as plain JSON-ready dicts (None, not NA; int, not numpy), made column by column."""
+    return rows_of(verdict_columns(verdicts))
+
+
+def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
+    """`records`' values by output column."""
     columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
     for k in ("rank_in_window", "cooldown_elapsed_sec", "sheet_version"):
         columns[k] = [None if v is None else int(v) for v in columns[k]]
-    return rows_of(columns)
+    return columns

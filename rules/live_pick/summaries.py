@@ -13,6 +13,7 @@ not hold. Otherwise the template sentence stays and `provenance.summary_fallback
 from __future__ import annotations
 
 from collections import Counter
+from typing import Iterable
 
 import pandas as pd
 
@@ -57,7 +58,13 @@ def write_summaries(verdicts: pd.DataFrame, norm, config, summaries="template") 
 
 def summary_counts(rows: list[dict]) -> dict:
     """Per run: which writer was asked, how many model sentences were kept, how many fell back and why."""
-    kept = sum(1 for r in rows if (r.get("provenance") or {}).get("summary") not in (None, "template"))
-    reasons = Counter((r.get("provenance") or {}).get("summary_fallback") for r in rows)
+    return provenance_counts(r.get("provenance") for r in rows)
+
+
+def provenance_counts(provenances: Iterable[dict | None]) -> dict:
+    """`summary_counts` of rows' provenance values."""
+    provenances = [p or {} for p in provenances]
+    kept = sum(1 for p in provenances if p.get("summary") not in (None, "template"))
+    reasons = Counter(p.get("summary_fallback") for p in provenances)
     reasons.pop(None, None)
     return {"kept": kept, "fallback": sum(reasons.values()), "reasons": dict(reasons)}

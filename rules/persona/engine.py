@@ -7,7 +7,7 @@ import pandas as pd
 
 from rules.common.distinct import is_text, per_distinct_text
 from rules.common.lookup import add_looked_up
-from rules.common.evidence import plain_records
+from rules.common.evidence import plain_columns, rows_of
 from rules.common.gates import int_or_none, trim, trim_column
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
@@ -144,4 +144,9 @@ def avoided_forbidden(f: pd.DataFrame) -> pd.Series:
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
     """Output rows as plain JSON-ready dicts (None for a missing profile_no or hedge), made column by column."""
-    return plain_records(verdicts[OUTPUT_COLUMNS])
+    return rows_of(verdict_columns(verdicts))
+
+
+def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
+    """`records`' values by output column."""
+    return plain_columns(verdicts[OUTPUT_COLUMNS])

@@ -185,10 +185,15 @@ def surface_hop(f: pd.DataFrame, config: RetryConfig) -> np.ndarray:
 
 def records(verdicts: pd.DataFrame) -> list[dict]:
     """Output rows as plain JSON-ready dicts: None for missing, 0 and 1 as integers; made column by column."""
+    return rows_of(verdict_columns(verdicts))
+
+
+def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
+    """`records`' values by output column."""
     columns = plain_columns(verdicts[OUTPUT_COLUMNS])
     for k in ("surface_baseline", "max_overlap"):
         columns[k] = [_number(v) for v in columns[k]]
-    return rows_of(columns)
+    return columns
 
 
 def _number(v):

@@ -585,16 +585,16 @@ def test_judge_holds_the_cycle_collector_while_it_runs_and_gives_it_back(tmp_pat
     import gc
 
     from orchestration.cli import main
-    from rules.common import jsonl
+    from rules.common import json_columns
 
     seen = []
-    write = jsonl.write_jsonl
+    write = json_columns.write_jsonl_columns
 
-    def watched(path, rows):
+    def watched(path, parts):
         seen.append(gc.isenabled())
-        return write(path, rows)
+        return write(path, parts)
 
-    monkeypatch.setattr(jsonl, "write_jsonl", watched)
+    monkeypatch.setattr(json_columns, "write_jsonl_columns", watched)
     assert gc.isenabled()
     assert main(["judge", "live_pick", "--input", str(SAMPLE), "--out", str(tmp_path / "v.jsonl")]) == 0
     assert seen == [False]

@@ -256,22 +256,22 @@ def test_write_jsonl_rejects_what_is_not_strict_json_and_keeps_the_old_file(tmp_
        bad=st.sampled_from(NON_FINITE[:3]), where=st.integers(0, 7), depth=st.integers(0, 3))
 def test_the_quick_screen_never_misses_a_non_finite_number(rows, bad, where, depth):
     """The marshal-bytes screen may say yes wrongly (the exact walk then decides), never no wrongly."""
-    from rules.common.jsonl import _may_hold_non_finite
+    from rules.common.jsonl import may_hold_non_finite
 
     value = bad
     for _ in range(depth):
         value = [value] if depth % 2 else {"v": value}
     rows[where % len(rows)]["bad"] = value
-    assert _may_hold_non_finite(rows)
+    assert may_hold_non_finite(rows)
 
 
 @settings(max_examples=200, deadline=None)
 @given(rows=st.lists(st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=4), max_size=8))
 def test_finite_rows_pass_the_screen_or_the_walk(rows):
-    from rules.common.jsonl import _may_hold_non_finite, _refuse_non_finite
+    from rules.common.jsonl import may_hold_non_finite, refuse_non_finite
 
-    if _may_hold_non_finite(rows):
-        _refuse_non_finite(rows)  # raises only on a non-finite number, which these rows do not hold
+    if may_hold_non_finite(rows):
+        refuse_non_finite(rows)  # raises only on a non-finite number, which these rows do not hold
 
 
 @pytest.mark.parametrize("enabled", [True, False])

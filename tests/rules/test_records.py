@@ -9,6 +9,7 @@ import pytest
 
 from evals import domains
 from rules.common.environment import SAMPLE_DIR
+from rules.common.evidence import rows_of
 from rules.handoff.engine import INT_COLUMNS, NULLABLE_INT_COLUMNS, NUMBER_COLUMNS
 
 
@@ -79,6 +80,8 @@ def _same_records(domain: str, folder) -> int:
     expected = BY_ROW[domain](frame[spec.output_columns])
     assert [list(r) for r in made] == [list(r) for r in expected]
     assert repr(made) == repr(expected)  # 1, 1.0 and True stay apart
+    columns = spec.columns(frame)  # what `verdicts judge` writes, by column
+    assert list(columns) == spec.output_columns and repr(rows_of(columns)) == repr(made)
     return len(made)
 
 
@@ -92,3 +95,12 @@ def test_sample_records_as_row_by_row(domain):
 def test_generated_records_as_row_by_row(domain, seed, tmp_path):
     domains.get(domain).generate(3_000, seed, tmp_path)
     assert _same_records(domain, tmp_path) > 0
+
+
+def test_a_domain_without_verdict_columns_gives_its_records_by_column():
+    from tests.fixtures.tiny_domain import domain as tiny
+
+    frame = pd.DataFrame({"note_id": ["n1", "n2"], "verdict": ["long", "short"], "length": [12, 3]})
+    assert tiny.SPEC.verdict_columns is None
+    assert tiny.SPEC.columns(frame) == {"note_id": ["n1", "n2"], "verdict": ["long", "short"], "length": [12, 3]}
+    assert tiny.SPEC.columns(frame.iloc[:0]) == {}
