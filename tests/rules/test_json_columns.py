@@ -119,6 +119,23 @@ def test_an_integer_past_64_bits_writes_its_row_as_write_jsonl_does(tmp_path):
 NON_FINITE = [float("nan"), float("inf"), -float("inf"), np.float64("nan")]
 
 
+def test_orjson_still_writes_nan_and_infinity_as_null():
+    """The screen looks only at values whose text holds null: it rests on this."""
+    assert orjson.dumps([float("nan"), float("inf"), -float("inf"), {"v": [float("nan")]}]) == b'[null,null,null,{"v":[null]}]'
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(VALUES, min_size=1, max_size=6), bad=st.sampled_from(NON_FINITE[:3]), where=st.integers(0, 5),
+       depth=st.integers(0, 3))
+def test_a_non_finite_number_anywhere_in_a_column_fails(values, bad, where, depth):
+    value = bad
+    for level in range(depth):
+        value = [value, "x"] if level % 2 else {"v": value}
+    values[where % len(values)] = value
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        json_texts(values)
+
+
 @pytest.mark.parametrize("column", [[0.5, v, None] for v in NON_FINITE] + [
     [None, float("nan")],  # None and NaN together: told apart, the NaN refused
     [1, 2**2000, float("inf")],  # an integer past the float range beside a float
