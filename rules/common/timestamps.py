@@ -15,6 +15,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 NS_PER_SEC = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -127,29 +129,29 @@ class Column:
 
 def read_column(values: list, tz: str) -> Column:
     """`read` of every value, the same results, as arrays. The common forms are read column-wise:
-    one regular-expression match per value picks them, NumPy parses their wall times at once, an
-    offset is worked out once per distinct suffix and a naive time's once per hour of wall time
-    (per value in an hour where the zone's offset changes); every other value goes to `read`."""
+    a regular expression picks them (`_common_forms`: Arrow's, over a column of text), NumPy parses
+    their wall times at once, an offset is worked out once per distinct suffix and a naive time's once
+    per hour of wall time (per value in an hour where the zone's offset changes); every other value
+    goes to `read`."""
     n = len(values)
     ns = np.zeros(n, dtype=np.int64)
     ok = np.zeros(n, dtype=bool)
     forms = np.full(n, None, dtype=object)
     problems: dict[int, tuple[str, str]] = {}
-    match = _COMMON.fullmatch
-    found = [match(v) if type(v) is str else None for v in values]
-    at = [i for i, m in enumerate(found) if m is not None]
-    slow = [i for i, m in enumerate(found) if m is None]
-    if at:
+    at, codes, suffixes = _common_forms(values)
+    slow = np.setdiff1d(np.arange(n), at, assume_unique=True).tolist()
+    if len(at):
         # the wall time, the first 19 characters; a day that does not exist (02-30) is read alone
-        wall = pd.to_datetime(np.array([values[i] for i in at], dtype="U19"), format="%Y-%m-%dT%H:%M:%S", errors="coerce")
+        wall = pd.to_datetime(np.array([values[i] for i in at.tolist()], dtype="U19"), format="%Y-%m-%dT%H:%M:%S",
+                              errors="coerce")
         alone = np.asarray(wall.isna())
         seconds = np.where(alone, 0, wall.asi8 // NS_PER_SEC)
-        suffix = [found[i].group(1) for i in at]
-        offset_of = {x: 0 if x is None or x == "Z" else (1 if x[0] == "+" else -1) * (int(x[1:3]) * 3600 + int(x[4:6]) * 60)
-                     for x in set(suffix)}
-        form_of = {x: "" if x is None else "Z" if x == "Z" else _offset_text(timedelta(seconds=o)) for x, o in offset_of.items()}
-        offsets = np.array([offset_of[x] for x in suffix], dtype=np.int64)
-        naive = np.array([x is None for x in suffix], dtype=bool) & ~alone
+        offset_of = [0 if x == "" or x == "Z" else (1 if x[0] == "+" else -1) * (int(x[1:3]) * 3600 + int(x[4:6]) * 60)
+                     for x in suffixes]
+        form_of = np.array([x if x in ("", "Z") else _offset_text(timedelta(seconds=o)) for x, o in zip(suffixes, offset_of)],
+                           dtype=object)
+        offsets = np.array(offset_of, dtype=np.int64)[codes]
+        naive = np.array([x == "" for x in suffixes], dtype=bool)[codes] & ~alone
         if naive.any():
             hours = seconds[naive] // 3600
             known = {h: _hour_offset(h, tz) for h in np.unique(hours).tolist()}
@@ -158,11 +160,11 @@ def read_column(values: list, tz: str) -> Column:
             offsets[naive] = np.where(hour_offsets == None, 0, hour_offsets).astype(np.int64)  # noqa: E711
         stamped = (seconds - offsets) * NS_PER_SEC
         alone |= (stamped < EARLIEST_NS) | (stamped >= LATEST_NS)  # `read` words the range
-        rows = np.array(at, dtype=np.int64)
+        rows = at
         keep = ~alone
         ns[rows[keep]] = stamped[keep]
         ok[rows[keep]] = True
-        forms[rows[keep]] = np.array([form_of[x] for x in suffix], dtype=object)[keep]
+        forms[rows[keep]] = form_of[codes][keep]
         slow += rows[alone].tolist()
     for i in slow:
         stamp, problem = read(values[i], tz)
@@ -171,6 +173,32 @@ def read_column(values: list, tz: str) -> Column:
         else:
             ns[i], ok[i], forms[i] = stamp.ns, True, stamp.form
     return Column(ns, ok, forms, problems)
+
+
+_COMMON_WHOLE = f"^(?:{_COMMON.pattern})$"
+"""`_COMMON` for Arrow's regular expressions (RE2: `\\d` is an ASCII digit, `$` the end of the text)."""
+
+
+def _common_forms(values: list) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Where `values` hold a common form (`_COMMON`): their positions, and each one's suffix after the
+    wall time as a code into the distinct suffixes ("" for a naive time, "Z", or the offset). A column
+    of text is matched by Arrow in C; any other (numbers, lists, mixed) one value at a time."""
+    text = None
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        try:
+            text = pa.array(values, type=pa.string())
+        except (pa.ArrowException, UnicodeEncodeError):  # NaN, a lone surrogate: not text Arrow holds
+            text = None
+    if text is not None:
+        hit = pc.fill_null(pc.match_substring_regex(text, _COMMON_WHOLE), False)
+        at = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+        tails = pc.utf8_slice_codeunits(text.take(at), 19).dictionary_encode()
+        return at, tails.indices.to_numpy(zero_copy_only=False).astype(np.intp), tails.dictionary.to_pylist()
+    match = _COMMON.fullmatch
+    found = [match(v) if type(v) is str else None for v in values]
+    at = np.array([i for i, m in enumerate(found) if m is not None], dtype=np.intp)
+    codes, suffixes = pd.factorize(pd.Series([found[i].group(1) or "" for i in at.tolist()], dtype=object))
+    return at, codes.astype(np.intp), [str(x) for x in suffixes]
 
 
 def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str] | None]]:

@@ -232,3 +232,21 @@ def test_read_many_reads_edges_as_read(tz):
 @given(st.lists(st.one_of(_texts, st.sampled_from(_EDGES)), max_size=30), st.sampled_from(_ZONES))
 def test_read_many_reads_as_read(values, tz):
     assert read_many(values, tz) == [read(v, tz) for v in values]
+
+
+_TEXT_EDGES = [v for v in _EDGES if isinstance(v, str)] + [
+    "2026-10-04T09:14:05\n", "2026-10-04T09:14:05Z\n", "\n2026-10-04T09:14:05", "2026-10-04T09:14:05\x00",
+    "2026-10-04T09:14:05+09:00\x00", "2026-10-04T09:14:0５", "2026-10-04T09:14:05+09:00:00", "2026-10-04T09:14:05.123456789+09:00"]
+
+
+@pytest.mark.parametrize("tz", _ZONES)
+def test_a_column_of_text_is_matched_column_wise_as_read_reads_it(tz):
+    """Text alone (and nulls) takes Arrow's matcher; a lone surrogate or a number sends the column to Python's."""
+    for values in (_TEXT_EDGES, _TEXT_EDGES + [None], _TEXT_EDGES + ["\ud800"], _TEXT_EDGES + [float("nan")], [], [None]):
+        assert read_many(values, tz) == [read(v, tz) for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_texts, st.sampled_from(_TEXT_EDGES), st.text(max_size=26)), max_size=30), st.sampled_from(_ZONES))
+def test_read_many_reads_text_as_read(values, tz):
+    assert read_many(values, tz) == [read(v, tz) for v in values]
