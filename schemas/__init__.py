@@ -15,11 +15,11 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from typing import Callable
-
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
+
+from schemas.column_check import ColumnCheck
 
 SCHEMA_DIR = Path(__file__).resolve().parent
 SCHEMA_ROOTS: dict[str, Path] = {}
@@ -73,27 +73,36 @@ def required_columns(domain: str, name: str) -> tuple[str, ...]:
     return tuple(load_schema(domain, name).get("required", ()))
 
 
-@lru_cache(maxsize=None)
-def row_checker(domain: str, name: str) -> Callable[[object], str | None]:
-    """A fast per-row check: None when the row is valid, else the first problem, located.
+class RowChecker:
+    """A fast per-row check: `checker(row)` is None when the row is valid, else the first problem,
+    located. `columns` answers the same question for many rows at once, for the rows that surely pass
+    (`ColumnCheck`); the others are asked one at a time.
 
     The schema is compiled by jsonschema-rs for speed; a row it rejects, or holds a value it has
     no JSON form for (a NumPy integer, a key that is not text), is examined again with jsonschema,
     which stays the authority and gives the readable message.
     """
-    fast = jsonschema_rs.validator_for(load_schema(domain, name))
-    slow = validator(domain, name)
 
-    def check(row: object) -> str | None:
+    def __init__(self, domain: str, name: str):
+        schema = load_schema(domain, name)
+        self._fast = jsonschema_rs.validator_for(schema)
+        self._slow = validator(domain, name)
+        self.columns = ColumnCheck(schema)
+
+    def __call__(self, row: object) -> str | None:
         try:
-            if fast.is_valid(row):
+            if self._fast.is_valid(row):
                 return None
         except ValueError:
             pass
-        error = best_match(slow.iter_errors(row))
+        error = best_match(self._slow.iter_errors(row))
         if error is None:
             return None
         where = ".".join(str(p) for p in error.absolute_path) or "(row)"
         return f"{where}: {error.message}"
 
-    return check
+
+@lru_cache(maxsize=None)
+def row_checker(domain: str, name: str) -> RowChecker:
+    """The `RowChecker` of a dataset (one per dataset, compiled once)."""
+    return RowChecker(domain, name)

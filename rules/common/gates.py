@@ -18,9 +18,9 @@ import pandas as pd
 
 from rules.common import timestamps
 from rules.common.shared_values import SharedValues
-from schemas import is_reference
+from schemas import RowChecker, is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
-                                lenient_get, read_object, read_objects)
+                                lenient_get, read_object, read_objects, utf8_lines)
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
@@ -90,14 +90,20 @@ class Screen:
         """The lines' text (the whole file's, for a chunk): a row names its line by position (`_at`),
         and the text is copied out only for the rows quarantined."""
         self._rejected: list[pd.DataFrame] = []
+        self._cells: tuple[tuple[str, ...], np.ndarray, np.ndarray, pd.Index] | None = None
+        """The values `schema` laid out in columns (names, cells, which are missing, the rows' index), until
+        `expand` takes them."""
         self.raw_count = len(raw)
         base = raw[["file", "line"]].reset_index(drop=True)
         base["_at"] = np.arange(first, first + len(base), dtype=np.int64)
         undecoded = (raw[NOT_UTF8].reset_index(drop=True) if NOT_UTF8 in raw.columns
                      else pd.Series(None, index=base.index, dtype=object))
         undecoded = undecoded.where(undecoded.notna() & undecoded.astype(bool), None)
-        read = (lambda texts: [read_object(t) for t in texts]) if _ROW_BY_ROW.get() else read_objects
-        parsed = read(raw["text"].to_numpy(dtype=object).tolist())  # an Arrow column's `tolist` boxes each value: 4× slower
+        if _ROW_BY_ROW.get():
+            parsed = [read_object(t) for t in raw["text"].to_numpy(dtype=object).tolist()]
+        else:  # a file's lines straight from Arrow's buffer; an Arrow column's `tolist` boxes each value: 4× slower
+            lines = utf8_lines(raw["text"])
+            parsed = read_objects(raw["text"].to_numpy(dtype=object).tolist() if lines is None else lines)
         for i in np.flatnonzero(undecoded.notna().to_numpy()):  # its text shows the bytes escaped
             parsed[i] = (None, NOT_UTF8, f"not UTF-8 text ({undecoded.iat[i]})")
         base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
@@ -124,6 +130,7 @@ class Screen:
         whole = cls.__new__(cls)
         whole.dataset, whole.id_field, whole.shared, whole._texts = dataset, id_field, shared, raw["text"]
         whole.raw_count = sum(p.raw_count for p in parts)
+        whole._cells = None
         whole._rejected = [frame for p in parts for frame in p._rejected]
         whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
         return whole
@@ -131,23 +138,43 @@ class Screen:
     # -- gates -------------------------------------------------------------------------
 
     def schema(self, check: Callable[[object], str | None]) -> None:
-        """Reject rows that fail the dataset's JSON Schema, naming the first failing field."""
-        reasons = [check(obj) for obj in self.rows["_obj"]]
-        mask = pd.Series([r is not None for r in reasons], index=self.rows.index)
-        self.reject(mask, SCHEMA, pd.Series(reasons, index=self.rows.index))
+        """Reject rows that fail the dataset's JSON Schema, naming the first failing field.
+
+        With a `RowChecker`, the rows' values are laid out in columns once (kept for `expand`) and
+        checked column-wise; only the rows that do not surely pass are checked one at a time."""
+        objs = self.rows["_obj"].tolist()
+        if isinstance(check, RowChecker) and not _ROW_BY_ROW.get():
+            names = check.columns.names
+            cells = pd.DataFrame(objs, columns=list(names), dtype=object).to_numpy()
+            missing = pd.isna(cells)
+            self._cells = (names, cells, missing, self.rows.index)
+            asked = np.flatnonzero(~check.columns.passing(cells, missing)).tolist()
+        else:
+            asked = range(len(objs))
+        found = {i: why for i in asked if (why := check(objs[i])) is not None}
+        if found:
+            at = self.rows.index[list(found)]
+            self.reject(pd.Series(True, index=at), SCHEMA, pd.Series(list(found.values()), index=at, dtype=object))
 
     def expand(self, columns: tuple[str, ...]) -> None:
         """Turn the accepted objects into columns (absent optional fields become None), a column at a
         time: no dict per row besides the parsed ones. Equal strings of a column share one object
         (`SharedValues`)."""
         objs = self.rows["_obj"].tolist()
+        laid_out, self._cells = self._cells, None
         if _ROW_BY_ROW.get():
             share = self.shared.column
             data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
                                 columns=list(columns))
         else:  # pandas reads the dicts into one object array in C; an absent field is NaN there
-            cells = pd.DataFrame(objs, columns=list(columns), dtype=object).to_numpy()
-            cells[pd.isna(cells)] = None  # the gates let no NaN through: each was an absent field
+            if laid_out is not None and set(columns) <= set(laid_out[0]):  # as `schema` laid them out, less its rejects
+                names, cells, missing, index = laid_out
+                kept, picked = index.get_indexer(self.rows.index), [names.index(c) for c in columns]
+                cells, missing = cells[np.ix_(kept, picked)], missing[np.ix_(kept, picked)]
+            else:
+                cells = pd.DataFrame(objs, columns=list(columns), dtype=object).to_numpy()
+                missing = pd.isna(cells)
+            cells[missing] = None  # the gates let no NaN through: each was an absent field
             share = self.shared.array
             data = pd.DataFrame({c: pd.Series(share(c, cells[:, j]), dtype=object) for j, c in enumerate(columns)},
                                 columns=list(columns))

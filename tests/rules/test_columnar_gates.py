@@ -6,6 +6,7 @@ import importlib
 import json
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from evals import domains
 from rules.common import gates
 from rules.common.environment import SAMPLE_DIR
-from rules.common.jsonl import parse_json, read_object, read_objects
+from rules.common.jsonl import TEXT, parse_json, read_object, read_objects, utf8_frame, utf8_lines
 
 DOMAINS = ("persona", "live_pick", "retry", "handoff")
 
@@ -108,10 +109,13 @@ NASTY = [
 
 
 def _same(lines):
-    assert read_objects(lines) == [read_object(t) for t in lines]
-    # equal dicts may still differ in key order or value types
-    for (a, _, _), (b, _, _) in zip(read_objects(lines), [read_object(t) for t in lines]):
-        assert json.dumps(a) == json.dumps(b) and repr(a) == repr(b)
+    expected = [read_object(t) for t in lines]
+    held = pd.Series(pd.arrays.ArrowExtensionArray(pa.array(lines, pa.large_string())), dtype=TEXT)  # as a file's lines
+    for got in (read_objects(lines), read_objects(utf8_lines(held)), read_objects(utf8_lines(held.iloc[1:]))):
+        assert got == expected[len(expected) - len(got):]
+        # equal dicts may still differ in key order or value types
+        for (a, _, _), (b, _, _) in zip(got, expected[len(expected) - len(got):]):
+            assert json.dumps(a) == json.dumps(b) and repr(a) == repr(b)
 
 
 def test_nasty_lines_read_as_line_by_line():
@@ -191,3 +195,11 @@ def test_text_that_differs_only_after_a_nul_keeps_its_own_value():
         slow = gates.screen(raw, "d", "id", lambda obj: None, ("id", "t")).accepted()
     assert list(fast["t"]) == ["a", "a\x00b", "a\x00c", "a"]
     assert _strict(fast) == _strict(slow)
+
+
+def test_a_file_s_lines_are_read_from_arrow_s_buffer_and_other_lines_as_text():
+    frame = utf8_frame("d", "f", '{"a":1}\n{"b":"가"}\nx\n'.encode())
+    lines = utf8_lines(frame["text"].iloc[1:])
+    assert lines is not None and lines.to_pylist() == ['{"b":"가"}', "x"]
+    assert [obj for obj, _, _ in read_objects(lines)] == [{"b": "가"}, None]
+    assert utf8_lines(pd.Series(['{"a":1}'], dtype=object)) is None

@@ -109,3 +109,80 @@ def test_values_with_no_json_form_are_judged_by_jsonschema():
     assert (row_checker("live_pick", "live_chat")(row) is None) == validator("live_pick", "live_chat").is_valid(row)
     assert row_checker("live_pick", "live_chat")({**VALID["live_chat"], 1: 2}) is None
     assert row_checker("live_pick", "live_chat")(dict(VALID["live_chat"], donation_amount=np.int64(-1))).startswith("donation_amount:")
+
+
+# -- the column-wise check: never passes a row the schema rejects ------------------------------
+
+
+def _passing(domain: str, name: str, rows: list) -> list[bool]:
+    import pandas as pd
+
+    columns = row_checker(domain, name).columns
+    return columns.passing(pd.DataFrame(rows, columns=list(columns.names), dtype=object).to_numpy()).tolist()
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data(), key=st.sampled_from(sorted(STARTING)))
+def test_the_column_check_passes_only_rows_jsonschema_accepts(data, key):
+    """Several mutated rows laid out in columns at once: a row the column check passes is valid."""
+    domain, name = key
+    rows = [mutated(data, STARTING[key]) for _ in range(data.draw(st.integers(1, 6)))]
+    for row, passed in zip(rows, _passing(domain, name, rows)):
+        assert not passed or validator(domain, name).is_valid(row), (key, row)
+
+
+def test_the_column_check_passes_every_valid_row_of_a_flat_schema():
+    """Valid rows pass column-wise, so only bad ones are asked one by one; the schemas it does not
+    read whole (a map of numbers, lists of objects) leave every row to the row check."""
+    passed = {key: _passing(*key, [row])[0] for key, row in STARTING.items()}
+    assert {key for key, ok in passed.items() if not ok} == {
+        ("live_pick", "character_sheet"), ("persona", "verdict"), ("live_pick", "pick"), ("retry", "verdict"),
+        ("handoff", "verdict")}
+
+
+def test_hard_cases_of_the_column_check():
+    chat = VALID["live_chat"]
+    cases = {
+        "valid": (dict(chat), True),
+        "an integral float is left to the row check": (dict(chat, donation_amount=5.0), False),
+        "a boolean is not an integer": (dict(chat, donation_amount=True), False),
+        "below the minimum": (dict(chat, donation_amount=-1), False),
+        "at the maximum": (dict(chat, donation_amount=2**53 - 1), True),
+        "past the maximum": (dict(chat, donation_amount=2**53), False),
+        "past 64 bits": (dict(chat, donation_amount=2**64), False),
+        "a required field absent": ({k: v for k, v in chat.items() if k != "body"}, False),
+        "a required field null": (dict(chat, body=None), False),
+        "an optional field absent": ({k: v for k, v in chat.items() if k != "note"}, True),
+        "a list of texts": (dict(chat, topic_tags=["a", "b"]), True),
+        "a list holding a number": (dict(chat, topic_tags=["a", 1]), False),
+        "a list holding null": (dict(chat, topic_tags=[None]), False),
+        "a text where a list belongs": (dict(chat, topic_tags="a"), False),
+        "an unknown field": (dict(chat, extra=[1, {"x": None}]), True),
+    }
+    rows = [row for row, _ in cases.values()]
+    for (what, (row, expected)), passed in zip(cases.items(), _passing("live_pick", "live_chat", rows)):
+        assert passed is expected, what
+        assert not passed or validator("live_pick", "live_chat").is_valid(row), what
+    # a column of integers alone is compared in int64, the others value by value: both exact at the bounds
+    for amounts in ([0, -1, 2**53 - 1, 2**53], [0, -1, 2**53 - 1, 2**53, 2.5], [0, -1, 2**53 - 1, 2**53, 2**64]):
+        rows = [dict(chat, donation_amount=a) for a in amounts]
+        assert _passing("live_pick", "live_chat", rows)[:4] == [True, False, True, False], amounts
+    levels = [{"viewer_id": "V", "nickname": "n", "closeness_level": c, "answered_topics": []} for c in (-1, 0, 5, 6)]
+    assert _passing("live_pick", "viewer_relation", levels) == [False, True, True, False]
+    rooms = [{"room_id": "R", "customer_id": "C", "closed_by": code} for code in ("ai", None, "ai ", "ai\x00", "AI", 1)]
+    assert _passing("handoff", "rooms", rooms) == [True, True, False, False, False, False]
+
+
+def test_a_schema_with_a_keyword_the_column_check_does_not_read_is_left_to_the_row_check():
+    import numpy as np
+
+    from schemas.column_check import ColumnCheck
+
+    flat = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    cells = np.array([["x"]], dtype=object)
+    assert ColumnCheck(flat).passing(cells).tolist() == [True]
+    for extra in ({"additionalProperties": False}, {"minProperties": 2}, {"allOf": [{}]}):
+        assert ColumnCheck({**flat, **extra}).passing(cells).tolist() == [False]
+    for spec in ({"type": "string", "pattern": "^y"}, {"type": "string", "maxLength": 0}, {"type": "integer", "enum": [1]},
+                 {"type": "array", "items": {"type": "string", "minLength": 3}}):
+        assert ColumnCheck({**flat, "properties": {"a": spec}}).passing(cells).tolist() == [False]
