@@ -338,27 +338,28 @@ def utf8_frame(dataset: str, file: str, data: bytes) -> pd.DataFrame | None:
     which may sit unescaped inside a JSON string), one \\r before it is dropped, blank lines
     (whitespace alone, as `str.strip` sees it) are skipped."""
     buf = np.frombuffer(data, dtype=np.uint8)
-    breaks = np.flatnonzero(buf == 0x0A)
+    breaks = _positions(buf, 0x0A)
     starts = np.concatenate(([0], breaks + 1))
     ends = np.concatenate((breaks, [len(buf)]))
-    ends -= (ends > starts) & (buf[np.maximum(ends - 1, 0)] == 0x0D) if len(buf) else 0
+    cr = (ends > starts) & (buf[np.maximum(ends - 1, 0)] == 0x0D) if len(buf) else np.zeros(1, dtype=bool)
+    ends -= cr
     first = buf[np.minimum(starts, max(len(buf) - 1, 0))] if len(buf) else np.zeros(len(starts), dtype=np.uint8)
     # A line opening with a visible ASCII character is not blank; any other is read as Python reads it.
     unsure = np.flatnonzero((ends <= starts) | (first <= 0x20) | (first >= 0x7F))
     blank = [i for i in unsure if not data[starts[i]:ends[i]].decode("utf-8", "replace").strip()]
     keep = np.ones(len(starts), dtype=bool)
     keep[blank] = False
+    # When only the breaks, each with the \r dropped before it, stand between kept lines (no blank
+    # line holds a space), bytes.replace takes them out in C, without the general case's index
+    # arrays as long as the file. A \r ending the file is left past the last line's end.
+    only_breaks = not (ends[blank] > starts[blank]).any()
     starts, ends, numbers = starts[keep], ends[keep], np.flatnonzero(keep) + 1
-    lengths = ends - starts
     offsets = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    # The bytes between kept lines (breaks, a \r before one, blank lines) taken out, in one copy.
-    gap_from = np.concatenate((ends, [len(buf)]))
-    gap_to = np.concatenate((starts, [len(buf)]))
-    gap_from, gap_to = np.concatenate(([0], gap_from[:-1])), gap_to
-    gaps = gap_to - gap_from
-    dropped = np.repeat(gap_from - np.concatenate(([0], np.cumsum(gaps)[:-1])), gaps) + np.arange(gaps.sum())
-    body = np.delete(buf, dropped)
+    np.cumsum(ends - starts, out=offsets[1:])
+    if only_breaks:
+        body = (data.replace(b"\r\n", b"\n") if cr.any() else data).replace(b"\n", b"")
+    else:
+        body = _kept_bytes(buf, starts, ends)
     text = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(body))
     try:
         text.validate(full=True)  # UTF-8, as Python's decoder checks it
@@ -374,6 +375,29 @@ def utf8_frame(dataset: str, file: str, data: bytes) -> pd.DataFrame | None:
         },
         columns=RAW_COLUMNS,
     )
+
+
+_SCAN = 1 << 22
+"""Bytes compared at once when looking for one: a file-sized array of booleans would cost a page
+fault per 4 KiB on first touch, more than the comparison itself."""
+
+
+def _positions(buf: np.ndarray, byte: int) -> np.ndarray:
+    """Where `byte` stands in `buf`, found a slice at a time in one reused array."""
+    hit = np.empty(min(len(buf), _SCAN), dtype=bool)
+    found = [np.flatnonzero(np.equal(buf[at:at + _SCAN], byte, out=hit[:min(_SCAN, len(buf) - at)])) + at
+             for at in range(0, len(buf), _SCAN)]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+def _kept_bytes(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The bytes of the kept lines (`starts` to `ends`, in order) in one copy: the bytes between
+    them (breaks, a \\r before one, blank lines) taken out."""
+    gap_from = np.concatenate(([0], ends))
+    gap_to = np.concatenate((starts, [len(buf)]))
+    gaps = gap_to - gap_from
+    dropped = np.repeat(gap_from - np.concatenate(([0], np.cumsum(gaps)[:-1])), gaps) + np.arange(gaps.sum())
+    return np.delete(buf, dropped)
 
 
 def _decoded_lines(data: bytes) -> list[tuple[int, str, str | None]]:
