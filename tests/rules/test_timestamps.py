@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -250,3 +251,38 @@ def test_a_column_of_text_is_matched_column_wise_as_read_reads_it(tz):
 @given(st.lists(st.one_of(_texts, st.sampled_from(_TEXT_EDGES), st.text(max_size=26)), max_size=30), st.sampled_from(_ZONES))
 def test_read_many_reads_text_as_read(values, tz):
     assert read_many(values, tz) == [read(v, tz) for v in values]
+
+
+# -- wall_seconds: the wall time of a common form, in integers ------------------------------
+
+from rules.common.timestamps import wall_seconds  # noqa: E402
+
+
+def test_wall_seconds_are_pythons_for_every_date_written_in_the_common_years():
+    """Every month 00-13 and day 00-32 of each year the common forms admit (1830-2109): the seconds
+    Python's calendar gives, and a date that does not exist flagged (02-29 outside leap years,
+    1900 and 2100 included)."""
+    texts, expected = [], []
+    for year in range(1830, 2110):
+        for month in range(0, 14):
+            for day in range(0, 33):
+                texts.append(f"{year:04d}-{month:02d}-{day:02d}T23:59:58")
+                try:
+                    expected.append(int((datetime(year, month, day, 23, 59, 58) - datetime(1970, 1, 1)).total_seconds()))
+                except ValueError:
+                    expected.append(None)
+    seconds, missing = wall_seconds(np.array(texts, dtype="U19"))
+    assert [None if m else s for s, m in zip(seconds.tolist(), missing.tolist())] == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.datetimes(min_value=datetime(1830, 1, 1), max_value=datetime(2109, 12, 31, 23, 59, 59)))
+def test_wall_seconds_of_any_time_of_day(moment):
+    text = moment.replace(microsecond=0).isoformat()
+    seconds, missing = wall_seconds(np.array([text, text + "+09:00"], dtype="U19"))
+    assert not missing.any() and seconds.tolist() == [(moment.replace(microsecond=0) - datetime(1970, 1, 1)) // timedelta(seconds=1)] * 2
+
+
+def test_wall_seconds_of_nothing():
+    seconds, missing = wall_seconds(np.array([], dtype="U19"))
+    assert seconds.shape == missing.shape == (0,)
