@@ -88,17 +88,17 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     set_of, ws = index_word_sets(f["words"])
     f["size"] = ws.sizes[set_of]
     session = exact_factorize(f["session_id"])[0]
-    surface = exact_factorize(f["surface_key"])[0]
+    surface, surface_keys = exact_factorize(f["surface_key"])
     catalog_rows = catalog.set_index("surface_key")
     f["surface_name"] = f["surface_key"].map(catalog_rows["surface_name"])
 
     defaults = {k: (None if pd.isna(v) else v) for k, v in catalog_rows["default_baseline"].items()} \
         if "default_baseline" in catalog_rows else {}
     baselines = surface_baselines(f["surface_key"].to_numpy(), session, set_of, ws, defaults, config.fallback_baseline)
-    chosen = [baselines[s] for s in f["surface_key"]]
-    f["baseline"] = pd.Series([b.value for b in chosen], dtype=object)
-    f["baseline_source"] = [b.source for b in chosen]
-    f["baseline_default"] = pd.Series([b.default for b in chosen], dtype=object)  # None stays None, not NaN
+    chosen = [baselines[s] for s in surface_keys.tolist()]  # per distinct surface, then spread to its rows
+    f["baseline"] = pd.Series(_objects([b.value for b in chosen])[surface], dtype=object)
+    f["baseline_source"] = _objects([b.source for b in chosen])[surface]
+    f["baseline_default"] = pd.Series(_objects([b.default for b in chosen])[surface], dtype=object)  # None stays None, not NaN
 
     j, i, k = shared_word_pairs(session, set_of, ws)
     same = surface[j] == surface[i]
@@ -107,24 +107,25 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     width = int(union.max(initial=0)) + 1
     combos, which = np.unique(k * width + union, return_inverse=True)
     fractions = [Fraction(int(c) // width, int(c) % width) for c in combos]
-    universe = sorted({Fraction(0), *fractions, *f["baseline"]})
+    universe = sorted({Fraction(0), *fractions, *(b.value for b in chosen)})
     rank_of = {v: r for r, v in enumerate(universe)}
     rank = np.array([rank_of[v] for v in fractions], dtype=np.int64)[which.ravel()] if len(k) else np.zeros(0, dtype=np.int64)
-    f["baseline_rank"] = [rank_of[b] for b in f["baseline"]]
+    f["baseline_rank"] = np.array([rank_of[b.value] for b in chosen], dtype=np.int64)[surface]
+    # A position or rank of -1 (none) picks the None after the last value.
+    ranked, ids = _objects([*universe, None]), _objects([*f["event_id"].tolist(), None])
 
     # Same session and surface: the best earlier event (largest overlap, then earliest).
     f["has_earlier"] = f.groupby([session, surface], sort=False).cumcount().gt(0)
     best_pos, best_rank = _best(n, i[same], j[same], rank[same])
     f["best_pos"] = best_pos
     f["max_rank"] = np.where(f["has_earlier"], np.maximum(best_rank, 0), -1)
-    f["max_exact"] = [universe[r] if r >= 0 else None for r in f["max_rank"]]
-    ids = f["event_id"].to_numpy(dtype=object)
-    f["best_match"] = [ids[p] if p >= 0 else None for p in best_pos]
+    f["max_exact"] = ranked[f["max_rank"].to_numpy()]
+    f["best_match"] = ids[best_pos]
 
     # Same session, another surface: the best earlier event sharing a word.
     hop_pos, hop_rank = _best(n, i[~same], j[~same], rank[~same])
-    f["hop_match"] = [ids[p] if p >= 0 else None for p in hop_pos]
-    f["hop_overlap"] = [universe[r] if r >= 0 else None for r in hop_rank]
+    f["hop_match"] = ids[hop_pos]
+    f["hop_overlap"] = ranked[hop_rank]
     f["session_surfaces"] = pd.Series(surface).where(surface >= 0).groupby(session, sort=False).transform("nunique")
 
     # The earliest earlier event with the same squashed text on the same surface.
@@ -132,6 +133,13 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     f["is_exact"] = group.cumcount().gt(0)
     f["exact_match"] = group["event_id"].transform("first").where(f["is_exact"], None)
     return f
+
+
+def _objects(values: list) -> np.ndarray:
+    """A 1-D object array of the values, whatever they are (lists stay cells)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def shared_word_pairs(session: np.ndarray, set_of, ws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
