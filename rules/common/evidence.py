@@ -73,6 +73,8 @@ def plain_values(column: pd.Series) -> list:
         cells = column.to_numpy(dtype=object, na_value=None).tolist()
     else:
         cells = list(column)
+    if set(map(type, cells)) <= _AS_IS:  # the types found in C, half the time of the pass below
+        return cells
     return [v if type(v) in _AS_IS else convert(v) for v in cells]
 
 
@@ -107,7 +109,7 @@ def record_columns(frame: pd.DataFrame) -> dict[str, list]:
         column = frame.iloc[:, i]
         values = column._values
         cells = values.tolist() if isinstance(values, np.ndarray) else list(values)
-        if column.dtype == object or isinstance(column.dtype, ExtensionDtype):
+        if (column.dtype == object or isinstance(column.dtype, ExtensionDtype)) and not set(map(type, cells)) <= _UNBOXED:
             cells = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in cells]
         out[name] = cells
     return out
