@@ -185,7 +185,12 @@ class Screen:
         """Trim ids; reject empty ones, then later copies of an id already seen."""
         col = self.id_field
         self.rows[col] = trim_column(self.rows[col])
-        self.reject(self.rows[col].map(lambda v: not v), MISSING_ID, f"{col} is empty")
+        ids = self.rows[col]
+        if not _ROW_BY_ROW.get():  # NumPy's cast to bool asks each value's truth, as `not` does
+            empty = pd.Series(~ids.to_numpy(dtype=object).astype(bool), index=ids.index)
+        else:
+            empty = ids.map(lambda v: not v)
+        self.reject(empty, MISSING_ID, f"{col} is empty")
         ids = self.rows[col]
         dup = ids.duplicated(keep="first")
         if not dup.any():

@@ -94,6 +94,25 @@ def test_a_repeated_id_in_a_later_chunk_is_quarantined_naming_the_first_line(mon
     assert s.raw_count == 5
 
 
+def test_an_id_that_is_not_truthy_is_missing_as_line_by_line():
+    """With no schema in the way, an id of any kind: empty text, null, 0, false, an empty list, padding
+    alone are empty; NaN-free numbers, text and lists are not, as `not` has them."""
+    ids = ['""', "null", "0", "false", "[]", "{}", '"\u200b "', '"a"', "2", "0.5", "true", "[0]", '{"x":1}']
+    raw = pd.DataFrame({"dataset": "d", "file": "f", "line": range(1, len(ids) + 1),
+                        "text": ['{"id":%s}' % v for v in ids], "not_utf8": None})
+    screened = {}
+    for way in ("columns", "rows"):
+        if way == "rows":
+            with gates.row_by_row():
+                s = gates.screen(raw, "d", "id", lambda obj: None, ("id",))
+        else:
+            s = gates.screen(raw, "d", "id", lambda obj: None, ("id",))
+        q = s.quarantine()
+        screened[way] = (list(q["line"]), list(q["reason_code"]), list(map(repr, s.accepted()["id"])))
+    assert screened["columns"] == screened["rows"]
+    assert screened["columns"][0] == [1, 2, 3, 4, 5, 6, 7]
+
+
 NASTY = [
     '{"a":"\\ud800"}', '{"a":"\\udc00x"}', '{"\\ud800":1}', '{"a":"\\ud83d\\ude00"}', '{"a":"\\ud800\\u0041"}',
     '{"a":1,"a":2}', '{"a":1,"b":0,"a":2}', '\ufeff{"a":1}', '{"a":1}\ufeff', '\x0c{"a":1}', '\u00a0{"a":1}',
