@@ -81,7 +81,9 @@ def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     try:
         obj = _BOUNDED.decode(text)
     except _Unbounded:
-        return None, *_unbounded(text)
+        obj, problem = _marked(text)
+        if problem is not None:
+            return None, *problem
     except ValueError as exc:
         return None, INVALID_JSON, f"not JSON: {exc}"
     except RecursionError:
@@ -198,8 +200,11 @@ class _Mark:
         self.code, self.literal = code, literal
 
 
-def _unbounded(text: str) -> tuple[str, str]:
-    """Which field holds the unbounded number, read again with markers in place of the numbers."""
+def _marked(text: str) -> tuple[object, tuple[str, str] | None]:
+    """A line holding an unbounded number, read again with markers in place of such numbers:
+    (None, (reason code, why)) naming the field that holds one; or (the value, None) when no marker
+    is left in it, every one having been replaced by a later value of the same key (the value as
+    read holds no unbounded number, as orjson reads such a line)."""
     def as_int(s):
         try:
             return _int64(s)
@@ -214,15 +219,18 @@ def _unbounded(text: str) -> tuple[str, str]:
 
     try:
         obj = json.loads(text, parse_constant=_reject_constant, parse_int=as_int, parse_float=as_float)
-        where, mark = _find(obj, lambda v: isinstance(v, _Mark))
+        found = _find(obj, lambda v: isinstance(v, _Mark))
     except ValueError as exc:  # the number came first, the line is not JSON further on
-        return INVALID_JSON, f"not JSON: {exc}"
+        return None, (INVALID_JSON, f"not JSON: {exc}")
     except RecursionError:
-        return INVALID_JSON, "not JSON: nested too deeply"
+        return None, (INVALID_JSON, "not JSON: nested too deeply")
+    if found is None:
+        return obj, None
+    where, mark = found
     literal = mark.literal if len(mark.literal) <= 40 else f"{mark.literal[:20]}…({len(mark.literal)} characters)"
     if mark.code == INTEGER_RANGE:
-        return INTEGER_RANGE, f"{where}: {literal} is outside the 64-bit integer range"
-    return NON_FINITE, f"{where}: {literal} is not a finite number once read"
+        return None, (INTEGER_RANGE, f"{where}: {literal} is outside the 64-bit integer range")
+    return None, (NON_FINITE, f"{where}: {literal} is not a finite number once read")
 
 
 def encodable(text: str) -> bool:

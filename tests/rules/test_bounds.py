@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from rules.common.gates import PADDING, trim
-from rules.common.jsonl import read_object
+from rules.common.jsonl import read_object, read_objects
 
 
 def test_padding_is_every_unicode_whitespace_and_format_character():
@@ -46,6 +46,19 @@ def test_bounded_values_pass_as_read():
     obj, code, _ = read_object('{"a": 9223372036854775807, "b": -9223372036854775808, "c": 1e308, '
                                '"d": "\\ud83d\\ude00", "e": 1e-400}')
     assert code is None and obj == {"a": 2**63 - 1, "b": -(2**63), "c": 1e308, "d": "😀", "e": 0.0}
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ('{"a": 1e400, "a": 1}', {"a": 1}),
+    ('{"a": [9223372036854775808], "b": 2, "a": null}', {"a": None, "b": 2}),
+    ('{"a": {"c": -1e999}, "a": {"c": 0.5}}', {"a": {"c": 0.5}}),
+])
+def test_a_number_replaced_by_a_later_value_of_its_key_is_not_held(line, value):
+    """Duplicate keys keep the last value: a number out of bounds that a later one replaced is not in
+    the object read, line by line as column-wise (orjson reads such a line whole)."""
+    assert read_object(line) == (value, None, None)
+    assert read_objects([line]) == [(value, None, None)]
+    assert read_object('{"a": 1e400, "a": 1, "b": 1e400}')[1] == "non_finite_number"
 
 
 @pytest.mark.parametrize("content", ['{"summary": "x\\ud800입니다."}', '{"summary": "좋습니다.", "evidence": [NaN]}',
