@@ -84,7 +84,7 @@ class RowChecker:
     """
 
     def __init__(self, domain: str, name: str):
-        schema = load_schema(domain, name)
+        self.schema = schema = load_schema(domain, name)
         self._fast = jsonschema_rs.validator_for(schema)
         self._slow = validator(domain, name)
         self.columns = ColumnCheck(schema)

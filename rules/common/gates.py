@@ -10,13 +10,16 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from rules.common import timestamps
+from rules.common.arrow_json import ColumnReader
 from rules.common.shared_values import SharedValues
 from schemas import RowChecker, is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
@@ -81,7 +84,7 @@ class Screen:
     """One dataset's rows on their way through the gates."""
 
     def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str, shared: SharedValues | None = None,
-                 texts: pd.Series | None = None, first: int = 0):
+                 texts: pd.Series | None = None, first: int = 0, reader: ColumnReader | None = None):
         self.dataset = dataset
         self.id_field = id_field
         self.shared = SharedValues() if shared is None else shared
@@ -93,17 +96,33 @@ class Screen:
         self._cells: tuple[tuple[str, ...], np.ndarray, np.ndarray, pd.Index] | None = None
         """The values `schema` laid out in columns (names, cells, which are missing, the rows' index), until
         `expand` takes them."""
+        self._read: tuple[tuple[str, ...], np.ndarray, np.ndarray, pa.LargeStringArray, int] | None = None
+        """What `reader` read of every line (names, cells, nulls, the lines, the first line's `_at`),
+        until `schema` takes it; meanwhile `_obj` holds None."""
         self.raw_count = len(raw)
         base = raw[["file", "line"]].reset_index(drop=True)
         base["_at"] = np.arange(first, first + len(base), dtype=np.int64)
         undecoded = (raw[NOT_UTF8].reset_index(drop=True) if NOT_UTF8 in raw.columns
                      else pd.Series(None, index=base.index, dtype=object))
         undecoded = undecoded.where(undecoded.notna() & undecoded.astype(bool), None)
+        # a file's lines straight from Arrow's buffer; an Arrow column's `tolist` boxes each value: 4× slower
+        lines = None if _ROW_BY_ROW.get() else utf8_lines(raw["text"])
+        if reader is not None and lines is not None and not undecoded.notna().any():
+            read = reader.read(lines)
+            if read is not None:
+                self._read = (reader.names, *read, lines, first)
+                base["_obj"] = pd.Series(None, index=base.index, dtype=object)
+                self.rows = base
+                return
+        self._parse(base, raw["text"].to_numpy(dtype=object).tolist() if lines is None else lines, undecoded)
+
+    def _parse(self, base: pd.DataFrame, lines, undecoded: pd.Series) -> None:
+        """Each line read into a dict (`_obj`); a line that is not a bounded JSON object leaves for
+        quarantine with its line-level reason."""
         if _ROW_BY_ROW.get():
-            parsed = [read_object(t) for t in raw["text"].to_numpy(dtype=object).tolist()]
-        else:  # a file's lines straight from Arrow's buffer; an Arrow column's `tolist` boxes each value: 4× slower
-            lines = utf8_lines(raw["text"])
-            parsed = read_objects(raw["text"].to_numpy(dtype=object).tolist() if lines is None else lines)
+            parsed = [read_object(t) for t in lines]
+        else:
+            parsed = read_objects(lines)
         for i in np.flatnonzero(undecoded.notna().to_numpy()):  # its text shows the bytes escaped
             parsed[i] = (None, NOT_UTF8, f"not UTF-8 text ({undecoded.iat[i]})")
         base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
@@ -114,15 +133,33 @@ class Screen:
             self._reject_frame(base[hit], code, reasons[hit])
         self.rows = base[codes.isna()].reset_index(drop=True)
 
+    def _read_rows(self) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, pa.LargeStringArray] | None:
+        """What `reader` read of the rows still here (names, cells, nulls, lines), taken from the
+        screen; None when it read nothing."""
+        if self._read is None:
+            return None
+        (names, cells, nulls, lines, first), self._read = self._read, None
+        at = self.rows["_at"].to_numpy() - first
+        if len(at) == len(lines):  # no row has left yet
+            return names, cells, nulls, lines
+        return names, cells[at], nulls[at], lines.take(pa.array(at))
+
+    def _unread(self) -> None:
+        """Give up what `reader` read: every line read into a dict, as without it."""
+        read = self._read_rows()
+        if read is not None:
+            self._parse(self.rows.reset_index(drop=True), read[3], pd.Series(None, index=range(len(self.rows)), dtype=object))
+
     @classmethod
-    def in_chunks(cls, raw: pd.DataFrame, dataset: str, id_field: str, per_row: Callable[[Screen], None]) -> Screen:
+    def in_chunks(cls, raw: pd.DataFrame, dataset: str, id_field: str, per_row: Callable[[Screen], None],
+                  reader: ColumnReader | None = None) -> Screen:
         """`Screen(raw, …)` with `per_row` — the gates that look at one row at a time, ending with
         `expand` — run on `CHUNK_ROWS` lines at a time, then the chunks joined for the gates that look
         across rows (`ids`). Only one chunk's parsed objects are alive at once, not one per line of
-        the file beside the table being built."""
+        the file beside the table being built. `reader`: see `Screen.schema`."""
         parts, shared = [], SharedValues()
         for start in range(0, max(len(raw), 1), CHUNK_ROWS):
-            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field, shared, raw["text"], start)
+            part = cls(raw.iloc[start:start + CHUNK_ROWS], dataset, id_field, shared, raw["text"], start, reader)
             per_row(part)
             parts.append(part)
         if len(parts) == 1:
@@ -130,10 +167,20 @@ class Screen:
         whole = cls.__new__(cls)
         whole.dataset, whole.id_field, whole.shared, whole._texts = dataset, id_field, shared, raw["text"]
         whole.raw_count = sum(p.raw_count for p in parts)
-        whole._cells = None
+        whole._cells = whole._read = None
         whole._rejected = [frame for p in parts for frame in p._rejected]
         whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
         return whole
+
+    def _objects(self) -> list:
+        """Every row's dict, reading the lines of those `schema` laid out from a reader's columns."""
+        objs = self.rows["_obj"].tolist()
+        unread = [i for i, obj in enumerate(objs) if obj is None]
+        lines = utf8_lines(self._texts).take(pa.array(self.rows["_at"].to_numpy()[unread]))
+        for i, (obj, _, _) in zip(unread, read_objects(lines)):
+            objs[i] = obj
+        self.rows["_obj"] = pd.Series(objs, index=self.rows.index, dtype=object)
+        return objs
 
     # -- gates -------------------------------------------------------------------------
 
@@ -141,16 +188,41 @@ class Screen:
         """Reject rows that fail the dataset's JSON Schema, naming the first failing field.
 
         With a `RowChecker`, the rows' values are laid out in columns once (kept for `expand`) and
-        checked column-wise; only the rows that do not surely pass are checked one at a time."""
-        objs = self.rows["_obj"].tolist()
-        if isinstance(check, RowChecker) and not _ROW_BY_ROW.get():
-            names = check.columns.names
-            cells = pd.DataFrame(objs, columns=list(names), dtype=object).to_numpy()
-            missing = pd.isna(cells)
-            self._cells = (names, cells, missing, self.rows.index)
-            asked = np.flatnonzero(~check.columns.passing(cells, missing)).tolist()
+        checked column-wise; only the rows that do not surely pass are checked one at a time.
+
+        When the screen was made with a `ColumnReader` that read the lines, its columns are the
+        layout, and only the rows checked one at a time are read into dicts. The reader cannot tell
+        an absent field from a null one, so a row surely passes only if it would either way."""
+        if self._read is not None and not (isinstance(check, RowChecker) and check.columns.names == self._read[0]):
+            self._unread()
+        read = self._read_rows()
+        if read is not None:
+            names, cells, nulls, lines = read
+            passing = check.columns.passing(cells, nulls)
+            if nulls.any():
+                absent = cells.copy()
+                absent[nulls] = np.nan  # as the dicts laid out give an absent field
+                passing &= check.columns.passing(absent, nulls)
+            asked = np.flatnonzero(~passing)
+            parsed = read_objects(lines.take(pa.array(asked))) if len(asked) else []
+            if any(code is not None for _, code, _ in parsed):  # never for a line the reader took; exact anyway
+                self._parse(self.rows.reset_index(drop=True), lines, pd.Series(None, index=range(len(lines)), dtype=object))
+                return self.schema(check)
+            objs = self.rows["_obj"].to_numpy(dtype=object, copy=True)
+            objs[asked] = [obj for obj, _, _ in parsed]
+            self.rows["_obj"] = objs
+            self._cells = (names, cells, nulls, self.rows.index)
+            objs, asked = objs.tolist(), asked.tolist()
         else:
-            asked = range(len(objs))
+            objs = self.rows["_obj"].tolist()
+            if isinstance(check, RowChecker) and not _ROW_BY_ROW.get():
+                names = check.columns.names
+                cells = pd.DataFrame(objs, columns=list(names), dtype=object).to_numpy()
+                missing = pd.isna(cells)
+                self._cells = (names, cells, missing, self.rows.index)
+                asked = np.flatnonzero(~check.columns.passing(cells, missing)).tolist()
+            else:
+                asked = range(len(objs))
         found = {i: why for i in asked if (why := check(objs[i])) is not None}
         if found:
             at = self.rows.index[list(found)]
@@ -160,8 +232,11 @@ class Screen:
         """Turn the accepted objects into columns (absent optional fields become None), a column at a
         time: no dict per row besides the parsed ones. Equal strings of a column share one object
         (`SharedValues`)."""
-        objs = self.rows["_obj"].tolist()
+        self._unread()
         laid_out, self._cells = self._cells, None
+        objs = self.rows["_obj"].tolist()
+        if (laid_out is None or not set(columns) <= set(laid_out[0])) and any(obj is None for obj in objs):
+            objs = self._objects()
         if _ROW_BY_ROW.get():
             share = self.shared.column
             data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
@@ -324,9 +399,16 @@ def screen(
         for col in integer_columns:  # JSON Schema's integers accept 5000.0; rules see 5000
             s.rows[col] = int_or_none(s.rows[col])
 
-    s = Screen.in_chunks(raw, dataset, id_field, per_row)
+    reader = column_reader(check) if isinstance(check, RowChecker) else None
+    s = Screen.in_chunks(raw, dataset, id_field, per_row, reader)
     s.ids()
     return s
+
+
+@lru_cache(maxsize=None)
+def column_reader(check: RowChecker) -> ColumnReader:
+    """The `ColumnReader` of a dataset's schema (made once per checker)."""
+    return ColumnReader(check.schema)
 
 
 def _id_of(field: str):

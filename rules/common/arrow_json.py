@@ -1,0 +1,94 @@
+"""Clean lines read straight into columns by Arrow's JSON reader, with no dict per line.
+
+The gates read each line into a dict (orjson) and then lay the dicts out in columns; for a file
+of well-formed lines most of that work is making objects that are thrown away. Arrow's reader
+parses the same bytes into typed columns in C++. It is used only where it cannot read a line
+differently from `jsonl.read_objects`, and otherwise declines (returns None) and the gates read
+the lines as before:
+
+- only a schema whose properties are all text, integers or booleans (with or without null);
+  lists and maps would come back as Python objects built one by one, which gains nothing;
+- only a chunk whose every line starts with `{` and ends with `}`: no blank line, no padding, no
+  BOM (which Arrow skips and the gates refuse), no top-level value that is not an object (Arrow
+  crashes the process on a line that is just `null`);
+- the reader is given the schema's types and refuses a field it does not know, a key given
+  twice, a number that is not an int64 literal in an integer column (5.0, 1e2, NaN, past int64),
+  a value of another JSON type, a lone surrogate escape and anything that is not JSON; any of
+  them fails the whole chunk;
+- it must find exactly one row per line (`{..}{..}` on one line would be two).
+
+What Arrow cannot tell apart is an absent field from a null one: `read` reports both as null,
+and the gates decide a row that way only when the schema gives it the same answer either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+_TYPES = {"string": pa.large_string(), "integer": pa.int64(), "boolean": pa.bool_()}
+_OPEN, _CLOSE = ord("{"), ord("}")
+_NEWLINE = pa.scalar("\n", pa.large_string())
+_NOTHING = pa.scalar("", pa.large_string())
+
+
+def _arrow_type(spec) -> pa.DataType | None:
+    """The Arrow type of a property whose JSON type is one of text, integer or boolean (or that and
+    null); None for any other."""
+    if not isinstance(spec, dict):
+        return None
+    kinds = spec.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds) if isinstance(kinds, list) else []
+    kinds = [k for k in kinds if k != "null"]
+    return _TYPES.get(kinds[0]) if len(kinds) == 1 else None
+
+
+class ColumnReader:
+    """Reads a chunk of lines of one dataset into its schema's columns, or declines."""
+
+    def __init__(self, schema: dict):
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        types = [_arrow_type(spec) for spec in props.values()] if isinstance(props, dict) and props else [None]
+        self.names: tuple[str, ...] = tuple(props) if None not in types else ()
+        self.usable = bool(self.names)
+        self._schema = pa.schema(list(zip(self.names, types))) if self.usable else None
+
+    def read(self, lines: pa.LargeStringArray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(cells, nulls): one object column per name, in order, holding each line's value as
+        `read_objects` would give it (str, int, bool), None where the field is null or absent, and
+        where that is; or None when the reader declines the chunk (see the module)."""
+        n = len(lines)
+        if not self.usable or n == 0 or lines.null_count:
+            return None
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + n + 1]
+        data = np.frombuffer(lines.buffers()[2], dtype=np.uint8)
+        starts, ends = offsets[:-1], offsets[1:]
+        if (ends <= starts).any() or (data[starts] != _OPEN).any() or (data[ends - 1] != _CLOSE).any():
+            return None
+        joined = pc.binary_join_element_wise(lines, _NEWLINE, _NOTHING)  # each line and a newline, in one buffer
+        size = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset + n])
+        try:
+            table = pj.read_json(
+                pa.BufferReader(joined.buffers()[2][:size]),
+                read_options=pj.ReadOptions(use_threads=False),
+                parse_options=pj.ParseOptions(explicit_schema=self._schema, unexpected_field_behavior="error",
+                                              newlines_in_values=False),
+            )
+        except pa.ArrowInvalid:
+            return None
+        if table.num_rows != n:
+            return None
+        cells = np.empty((n, len(self.names)), dtype=object)
+        nulls = np.zeros((n, len(self.names)), dtype=bool)
+        for j, name in enumerate(self.names):
+            column = table.column(name).combine_chunks()
+            if column.type == pa.large_string():
+                cells[:, j] = column.to_numpy(zero_copy_only=False)  # None where null
+            else:  # int64 or bool: NumPy's cast to object makes Python ints and bools
+                cells[:, j] = column.fill_null(0 if column.type == pa.int64() else False).to_numpy(zero_copy_only=False).astype(object)
+            if column.null_count:
+                nulls[:, j] = column.is_null().to_numpy(zero_copy_only=False)
+                cells[nulls[:, j], j] = None
+        return cells, nulls

@@ -1,0 +1,223 @@
+"""Arrow's JSON reader in the gates: it reads a chunk exactly as the dicts would, or declines it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from rules.common import gates
+from rules.common.arrow_json import ColumnReader
+from rules.common.jsonl import read_objects, utf8_frame
+from schemas import SCHEMA_ROOTS, columns, load_schema, row_checker
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "kept": {"type": ["string", "null"]},
+        "n": {"type": ["integer", "null"], "minimum": 0, "maximum": 120},
+        "flag": {"type": ["boolean", "null"]},
+        "tag": {"type": "string"},
+    },
+    "required": ["id", "kept"],
+}
+"""`kept` is required but may be null; `tag` may be absent but not null: the two places where an
+absent field and a null one are judged apart."""
+NAMES = tuple(SCHEMA["properties"])
+READER = ColumnReader(SCHEMA)
+
+
+def lines_of(*texts: str) -> pa.LargeStringArray:
+    return pa.array(list(texts), type=pa.large_string())
+
+
+def test_clean_lines_are_read_into_columns_with_the_values_the_dicts_hold():
+    texts = ['{"id": "a", "kept": null, "n": 7, "flag": true, "tag": "x"}',
+             '{"tag":"\\ud83d\\ude00 \\"q\\" \\u0000", "id":"b","kept":"k","n":-0,"flag":false}',
+             '{"id": "c", "kept": "\uc11c", "n": 9223372036854775807}',
+             '{"id":"d","kept":"","n":-9223372036854775808,"flag":null}']
+    cells, nulls = READER.read(lines_of(*texts))
+    for i, text in enumerate(texts):
+        obj = json.loads(text)
+        for j, name in enumerate(NAMES):
+            assert type(cells[i, j]) is type(obj.get(name)) and cells[i, j] == obj.get(name), (i, name)
+            assert nulls[i, j] == (obj.get(name) is None)
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", "null", "[1]", "5", '"x"', "true",
+    ' {"id":"a","kept":null}', '{"id":"a","kept":null} ', '\ufeff{"id":"a","kept":null}',
+    '{"id":"a","kept":null}{"id":"b","kept":null}',
+    '{"id":"a","kept":null,"id":"b"}', '{"id":"a","kept":null,"\\u0069d":"b"}',
+    '{"id":"a","kept":null,"n":5.0}', '{"id":"a","kept":null,"n":1e2}', '{"id":"a","kept":null,"n":NaN}',
+    '{"id":"a","kept":null,"n":9223372036854775808}', '{"id":"a","kept":null,"n":-9223372036854775809}',
+    '{"id":"a","kept":null,"n":true}', '{"id":"a","kept":null,"n":"5"}', '{"id":"a","kept":null,"flag":1}',
+    '{"id":5,"kept":null}', '{"id":["a"],"kept":null}', '{"id":{"a":1},"kept":null}',
+    '{"id":"\\ud800","kept":null}', '{"id":"a\tb","kept":null}', '{"id":"a\\qb","kept":null}',
+    '{"id":"a","kept":null,}', '{"id":"a","kept":null,"other":1}', '{"id":"a","kept":null} // note',
+])
+def test_a_chunk_holding_a_line_it_could_read_differently_is_declined(text):
+    clean = '{"id":"z","kept":null}'
+    assert READER.read(lines_of(clean, text, clean)) is None
+    assert READER.read(lines_of(clean, clean)) is not None
+
+
+def test_schemas_with_numbers_lists_or_maps_are_left_to_the_dicts():
+    for spec in ({"type": "number"}, {"type": "array", "items": {"type": "string"}}, {"type": "object"}, {},
+                 {"type": ["string", "integer"]}):
+        reader = ColumnReader({"type": "object", "properties": {"id": {"type": "string"}, "x": spec}})
+        assert not reader.usable
+        assert reader.read(lines_of('{"id":"a"}')) is None
+
+
+# -- any line: the reader reads it as the dicts would, or declines the chunk --------------------
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6) | st.sampled_from(
+    ["\ud800", "\udfff", "\ud83d\ude00", "a\u2028b", "\x00", "\x7f"])
+_value = st.one_of(
+    st.none(), st.booleans(), _text,
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.sampled_from([-(2**63), 2**63 - 1, 2**63, 0, -1, 120, 121]),
+    st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([5.0, -0.0, 1e2]),
+    st.lists(_text, max_size=2), st.dictionaries(_text, st.integers(), max_size=1),
+)
+_key = st.sampled_from(NAMES) | st.sampled_from(["\\u0069d", "other", ""])
+
+
+@st.composite
+def _line(draw) -> str:
+    """A line as any writer might write it: fields of any kind, in any order, some twice or absent,
+    some not the schema's; values escaped or not; spacing; now and then not an object at all."""
+    if draw(st.integers(0, 20)) == 0:
+        return draw(st.sampled_from(["null", "[]", "1", '"a"', "", " {}", "{} ", "{}{}"]))
+    fields = draw(st.lists(st.tuples(_key, _value), max_size=7))
+    space = draw(st.sampled_from(["", " ", "\t", "\r"]))
+    parts = []
+    for key, value in fields:
+        try:
+            text = json.dumps(value, ensure_ascii=draw(st.booleans()), allow_nan=True)
+        except ValueError:
+            text = "0"
+        parts.append(f'"{key}"{space}:{space}{text}')
+    return "{" + ("," + space).join(parts) + "}"
+
+
+_plain = st.text(st.characters(codec="utf-8"), max_size=6)
+
+
+def _clean(draw) -> str:
+    """A line the reader must take: the schema's fields, of their types, none twice."""
+    row = {"id": draw(_plain), "kept": draw(st.none() | _plain)}
+    for name, values in (("n", st.none() | st.integers(-(2**63), 2**63 - 1)), ("flag", st.none() | st.booleans()),
+                         ("tag", _plain)):
+        if draw(st.booleans()):
+            row[name] = draw(values)
+    return json.dumps(row, ensure_ascii=draw(st.booleans()))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_line(), min_size=1, max_size=6), st.data())
+@example(['{"id":"a","kept":"b","n":5.0}'], None)
+@example(['{"id":"a","kept":"b","id":"c"}'], None)
+def test_every_line_it_reads_is_read_as_the_gates_read_it(texts, data):
+    texts = [t for t in texts if "\n" not in t]
+    assume(texts and all(_utf8(t) for t in texts))
+    if data is not None:  # clean lines around the drawn ones, which the reader must take on their own
+        clean = [_clean(data.draw) for _ in range(3)]
+        assert READER.read(lines_of(*clean)) is not None
+        texts = clean[:1] + texts + clean[1:]
+    got = READER.read(lines_of(*texts))
+    if got is None:
+        return
+    cells, nulls = got
+    for i, (obj, code, _) in enumerate(read_objects(texts)):
+        assert code is None and type(obj) is dict, texts[i]
+        for j, name in enumerate(NAMES):
+            assert type(cells[i, j]) is type(obj.get(name)) and cells[i, j] == obj.get(name), (texts[i], name)
+            assert nulls[i, j] == (obj.get(name) is None)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+# -- the gates with the reader against the gates line by line ----------------------------------
+
+
+@pytest.fixture
+def dataset(tmp_path, monkeypatch):
+    """`SCHEMA` as a dataset of a domain of its own, for `row_checker`."""
+    domain = f"arrow_json_{id(tmp_path)}"
+    (tmp_path / "rows.schema.json").write_text(json.dumps(SCHEMA))
+    monkeypatch.setitem(SCHEMA_ROOTS, domain, tmp_path)
+    yield domain
+    load_schema.cache_clear()
+    row_checker.cache_clear()
+
+
+def _screened(domain: str, texts: list[str]):
+    raw = utf8_frame("rows", "rows.jsonl", ("\n".join(texts) + "\n").encode("utf-8"))
+    s = gates.screen(raw, "rows", "id", row_checker(domain, "rows"), columns(domain, "rows"), ("n",))
+    return s.accepted(), s.quarantine()
+
+
+def _assert_same_as_line_by_line(domain: str, texts: list[str]) -> None:
+    fast = _screened(domain, texts)
+    with gates.row_by_row():
+        slow = _screened(domain, texts)
+    for a, b in zip(fast, slow):
+        assert list(a.columns) == list(b.columns) and [str(t) for t in a.dtypes] == [str(t) for t in b.dtypes]
+        assert {c: [repr(v) for v in a[c]] for c in a} == {c: [repr(v) for v in b[c]] for c in b}
+
+
+def test_an_absent_field_and_a_null_one_are_judged_apart(dataset, monkeypatch):
+    taken = []
+    read = ColumnReader.read
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    texts = ['{"id":"a","kept":null}', '{"id":"b"}', '{"id":"c","kept":"k","tag":null}', '{"id":"d","kept":"k"}',
+             '{"id":"e","kept":"k","n":121}', '{"id":"e","kept":"k"}', '{"id":" ","kept":"k"}']
+    accepted, quarantine = _screened(dataset, texts)
+    assert taken and taken[0] is not None
+    assert list(accepted["id"]) == ["a", "d", "e"]
+    assert dict(zip(quarantine["line"], quarantine["reason_code"])) == {
+        2: "schema", 3: "schema", 5: "schema", 7: "missing_id"}  # 5 leaves first: 6 is the first "e"
+    assert "'kept' is a required property" in quarantine["reason"][0]
+    assert "tag: None is not of type 'string'" in quarantine["reason"][1]
+    _assert_same_as_line_by_line(dataset, texts)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # the fixture holds no state
+@given(texts=st.lists(_line(), min_size=1, max_size=30), data=st.data())
+def test_gates_with_the_reader_match_the_gates_line_by_line(dataset, monkeypatch, texts, data):
+    monkeypatch.setattr(gates, "CHUNK_ROWS", data.draw(st.sampled_from([1, 3, 50_000])))
+    texts = [t for t in texts if "\n" not in t and _utf8(t)] + [_clean(data.draw) for _ in range(data.draw(st.integers(0, 5)))]
+    order = data.draw(st.permutations(range(len(texts))))
+    texts = [texts[i] for i in order]
+    assume(any(t.strip() for t in texts))
+    _assert_same_as_line_by_line(dataset, texts)
+
+
+def test_the_sample_chunks_are_read_by_the_reader(monkeypatch):
+    """The gates take the reader's columns where it reads a chunk (a guard that the path above runs)."""
+    from rules.common.environment import SAMPLE_DIR
+    from rules.persona import normalise
+    from rules.persona.config import load_config
+
+    taken = []
+    read = ColumnReader.read
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    monkeypatch.setattr(gates, "CHUNK_ROWS", 5)
+    normalise.load_dir(SAMPLE_DIR / "persona", load_config())
+    assert sum(r is not None for r in taken) >= len(taken) // 2 > 0
+    cells = next(r for r in taken if r is not None)[0]
+    assert isinstance(cells, np.ndarray) and cells.dtype == object and not isinstance(cells[0, 0], pd.Series)
