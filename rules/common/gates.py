@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from rules.common import timestamps
 from rules.common.arrow_json import ColumnReader
+from rules.common.distinct import each_value
 from rules.common.shared_values import SharedValues
 from schemas import RowChecker, is_reference
 from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
@@ -72,6 +73,10 @@ def trim(value: object) -> object:
     return value.strip(PADDING) if isinstance(value, str) else value
 
 
+def _untrimmed(value: object) -> bool:
+    return isinstance(value, str) and trim(value) != value
+
+
 def trim_column(values: pd.Series) -> pd.Series:
     """`trim` over a whole column in one list pass (no call per cell); `row_by_row` maps `trim`."""
     if _ROW_BY_ROW.get():
@@ -99,6 +104,8 @@ class Screen:
         self._read: tuple[tuple[str, ...], np.ndarray, np.ndarray, pa.LargeStringArray, int] | None = None
         """What `reader` read of every line (names, cells, nulls, the lines, the first line's `_at`),
         until `schema` takes it; meanwhile `_obj` holds None."""
+        self._trimmed: tuple[str, ...] = ()
+        """Fields `trim_fields` trimmed: trimmed too in every dict read after it."""
         self.raw_count = len(raw)
         base = raw[["file", "line"]].reset_index(drop=True)
         base["_at"] = np.arange(first, first + len(base), dtype=np.int64)
@@ -125,7 +132,7 @@ class Screen:
             parsed = read_objects(lines)
         for i in np.flatnonzero(undecoded.notna().to_numpy()):  # its text shows the bytes escaped
             parsed[i] = (None, NOT_UTF8, f"not UTF-8 text ({undecoded.iat[i]})")
-        base["_obj"] = pd.Series([obj for obj, _, _ in parsed], index=base.index, dtype=object)
+        base["_obj"] = pd.Series(self._trim([obj for obj, _, _ in parsed]), index=base.index, dtype=object)
         codes = pd.Series([code for _, code, _ in parsed], index=base.index, dtype=object)
         reasons = pd.Series([why for _, _, why in parsed], index=base.index, dtype=object)
         for code in LINE_CODES:
@@ -168,6 +175,7 @@ class Screen:
         whole.dataset, whole.id_field, whole.shared, whole._texts = dataset, id_field, shared, raw["text"]
         whole.raw_count = sum(p.raw_count for p in parts)
         whole._cells = whole._read = None
+        whole._trimmed = parts[0]._trimmed
         whole._rejected = [frame for p in parts for frame in p._rejected]
         whole.rows = pd.concat([p.rows for p in parts], ignore_index=True)
         return whole
@@ -176,10 +184,60 @@ class Screen:
         """Every row's dict, reading the lines of those `schema` laid out from a reader's columns."""
         objs = self.rows["_obj"].tolist()
         unread = [i for i, obj in enumerate(objs) if obj is None]
+        if not unread:
+            return objs
         lines = utf8_lines(self._texts).take(pa.array(self.rows["_at"].to_numpy()[unread]))
-        for i, (obj, _, _) in zip(unread, read_objects(lines)):
+        for i, obj in zip(unread, self._trim([obj for obj, _, _ in read_objects(lines)])):
             objs[i] = obj
         self.rows["_obj"] = pd.Series(objs, index=self.rows.index, dtype=object)
+        return objs
+
+    def field(self, name: str) -> pd.Series:
+        """One field of every row as read (None where absent or null), from whichever form holds the
+        rows: a reader's columns, `schema`'s layout, or the dicts."""
+        if self._read is not None and name in self._read[0]:
+            names, cells, _, _, first = self._read
+            values = cells[self.rows["_at"].to_numpy() - first, names.index(name)]
+        elif self._cells is not None and name in self._cells[0]:
+            names, cells, missing, index = self._cells
+            kept, j = index.get_indexer(self.rows.index), names.index(name)
+            values = np.where(missing[kept, j], None, cells[kept, j])
+        else:
+            values = [obj.get(name) for obj in self._objects()]
+        return pd.Series(values, index=self.rows.index, dtype=object)
+
+    def trim_fields(self, fields: tuple[str, ...]) -> None:
+        """Trim text fields as read, before `schema` (codes compare after trimming, so " ai " meets
+        an enum as "ai"): a reader's columns, or a new dict for each row whose field changes."""
+        if not fields:
+            return
+        if self._read is not None and not set(fields) <= set(self._read[0]):
+            self._unread()
+        self._trimmed += tuple(fields)
+        if self._read is not None:
+            names, cells = self._read[0], self._read[1]
+            for f in fields:  # each code's trimming decided once per distinct code
+                j = names.index(f)
+                at = np.flatnonzero(each_value(_untrimmed, pd.Series(cells[:, j], dtype=object)).to_numpy(dtype=bool))
+                cells[at, j] = [trim(v) for v in cells[at, j].tolist()]
+            return
+        objs = self.rows["_obj"].tolist()
+        self.rows["_obj"] = pd.Series(self._trim(objs, fields), index=self.rows.index, dtype=object)
+
+    def _trim(self, objs: list, fields: tuple[str, ...] | None = None) -> list:
+        """`objs` with the `fields` (the trimmed ones) trimmed: a new dict only for a row whose field
+        changes (few do)."""
+        fields = self._trimmed if fields is None else fields
+        if not fields:
+            return objs
+        changes: dict[int, dict] = {}
+        for f in fields:
+            values = pd.Series([o.get(f) if type(o) is dict else None for o in objs], dtype=object)
+            for i in np.flatnonzero(each_value(_untrimmed, values).to_numpy(dtype=bool)).tolist():
+                changes.setdefault(i, {})[f] = trim(values.iat[i])
+        objs = list(objs)
+        for i, trimmed in changes.items():
+            objs[i] = {**objs[i], **trimmed}
         return objs
 
     # -- gates -------------------------------------------------------------------------
@@ -209,7 +267,7 @@ class Screen:
                 self._parse(self.rows.reset_index(drop=True), lines, pd.Series(None, index=range(len(lines)), dtype=object))
                 return self.schema(check)
             objs = self.rows["_obj"].to_numpy(dtype=object, copy=True)
-            objs[asked] = [obj for obj, _, _ in parsed]
+            objs[asked] = self._trim([obj for obj, _, _ in parsed])
             self.rows["_obj"] = objs
             self._cells = (names, cells, nulls, self.rows.index)
             objs, asked = objs.tolist(), asked.tolist()
@@ -341,9 +399,13 @@ class Screen:
         if self.id_field in rows.columns:
             ids = rows[self.id_field].map(lambda v: trim(v) if isinstance(v, str) and trim(v) else None)
         elif "_obj" in rows.columns:
+            objs = rows["_obj"].tolist()
+            if self._read is not None:  # rows a reader read, leaving before `schema`: their dicts
+                lines = utf8_lines(self._texts).take(pa.array(rows["_at"].to_numpy()))
+                objs = self._trim([obj for obj, _, _ in read_objects(lines)])
             ids = pd.Series(
                 [_id_of(self.id_field)(obj if obj is not None else {self.id_field: lenient_get(t, self.id_field)})
-                 for obj, t in zip(rows["_obj"], texts)],
+                 for obj, t in zip(objs, texts)],
                 index=rows.index, dtype=object,
             )
         else:

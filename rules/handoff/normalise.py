@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
@@ -56,28 +55,9 @@ def _blank(v: object) -> bool:
     return v is None or (isinstance(v, str) and not trim(v))
 
 
-def _untrimmed(v: object) -> bool:
-    return isinstance(v, str) and trim(v) != v
-
-
-def _trim_codes(s: Screen, fields: tuple[str, ...]) -> None:
-    """Codes compare after trimming, so ' ai ' meets the schema's enum as 'ai'."""
-    if not fields:
-        return
-    objs = s.rows["_obj"].tolist()
-    changes: dict[int, dict] = {}
-    for f in fields:  # a code's trimming decided once per distinct code
-        values = pd.Series([o.get(f) for o in objs], dtype=object)
-        for i in np.flatnonzero(each_value(_untrimmed, values).to_numpy(dtype=bool)).tolist():
-            changes.setdefault(i, {})[f] = trim(values.iat[i])
-    for i, trimmed in changes.items():  # a new object only for a line whose code changes (few do)
-        objs[i] = {**objs[i], **trimmed}
-    s.rows["_obj"] = pd.Series(objs, index=s.rows.index, dtype=object)
-
-
 def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Screen:
     def per_row(s: Screen) -> None:
-        _trim_codes(s, CODE_COLUMNS.get(name, ()))
+        s.trim_fields(CODE_COLUMNS.get(name, ()))
         if before_schema:
             before_schema(s)
         s.schema(row_checker(DOMAIN, name))
@@ -85,7 +65,7 @@ def _screen(raw: dict[str, pd.DataFrame], name: str, before_schema=None) -> Scre
         for col in INTEGER_COLUMNS.get(name, ()):  # JSON Schema's integers accept 15.0; rules see 15
             s.rows[col] = int_or_none(s.rows[col])
 
-    s = Screen.in_chunks(raw[name], name, ID_FIELDS[name], per_row)
+    s = Screen.in_chunks(raw[name], name, ID_FIELDS[name], per_row, gates.column_reader(row_checker(DOMAIN, name)))
     s.ids()
     return s
 
@@ -97,7 +77,7 @@ a dataset column of one of these names is carried aside and put back at the end.
 
 def _expand(s: Screen, cols: tuple[str, ...]) -> None:
     clashing = [c for c in cols if c in _SCREEN_COLUMNS]
-    aside = {c: s.rows["_obj"].map(lambda o, c=c: o.get(c)) for c in clashing}
+    aside = {c: s.field(c) for c in clashing}
     s.expand(tuple(c for c in cols if c not in clashing))
     for c, values in aside.items():
         s.rows[f"_col_{c}"] = values
@@ -108,16 +88,11 @@ def _accepted(s: Screen) -> pd.DataFrame:
     return frame.rename(columns={c: c[len("_col_"):] for c in frame.columns if c.startswith("_col_")})
 
 
-def _field(s: Screen, name: str) -> pd.Series:
-    """One field of each row's parsed object (None where absent)."""
-    return pd.Series([o.get(name) for o in s.rows["_obj"].tolist()], index=s.rows.index, dtype=object)
-
-
 def _message_presence(s: Screen) -> None:
     """The two faults the seed names: no room, and no time."""
-    room = _field(s, "room_id")
+    room = s.field("room_id")
     s.reject(each_value(_blank, room).astype(bool), EMPTY_ROOM_ID, "room_id is empty: the message belongs to no room and is left out")
-    missing = each_value(_blank, _field(s, "sent_at")).astype(bool)
+    missing = each_value(_blank, s.field("sent_at")).astype(bool)
     reasons = room[missing.index].map(lambda r: f"sent_at is missing: the message is left out and room '{trim(r)}' is held")
     s.reject(missing, MISSING_SENT_AT, reasons)
 

@@ -221,3 +221,42 @@ def test_the_sample_chunks_are_read_by_the_reader(monkeypatch):
     assert sum(r is not None for r in taken) >= len(taken) // 2 > 0
     cells = next(r for r in taken if r is not None)[0]
     assert isinstance(cells, np.ndarray) and cells.dtype == object and not isinstance(cells[0, 0], pd.Series)
+
+
+def test_handoff_messages_read_by_the_reader_match_line_by_line(tmp_path, monkeypatch):
+    """Codes trimmed before the schema, messages left out before it (no room, no time) and a field
+    named like the screen's own `text`, absent on one line: each from the reader's columns, and
+    from the dicts where it declines a chunk, as line by line."""
+    import shutil
+
+    from rules.common.environment import SAMPLE_DIR
+    from rules.handoff import normalise
+    from rules.handoff.config import load_config
+
+    shutil.copytree(SAMPLE_DIR / "handoff", tmp_path, dirs_exist_ok=True)
+    odd = ['{"message_id":"X-1","room_id":"R-55002","sender":" ai\\u200b","text":"a","sent_at":"2026-09-30T20:56:00+09:00"}',
+           '{"message_id":"X-2","room_id":" ","sender":"ai","text":null,"sent_at":"2026-09-30T20:56:00+09:00"}',
+           '{"message_id":"X-3","room_id":"R-55002","sender":"ai","text":"b","sent_at":null}',
+           '{"message_id":"X-4","room_id":"R-55002","sender":"bot ","text":"c","sent_at":"2026-09-30T20:57:00+09:00"}',
+           '{"message_id":"X-5","room_id":"R-55002","sender":"customer","sent_at":"2026-09-30T20:58:00+09:00"}',
+           # a field the schema does not name: the reader declines the chunk, the dicts read it
+           '{"message_id":"X-7","room_id":"R-55002","sender":"ai","text":"e","sent_at":"2026-09-30T20:59:00+09:00","x":1}',
+           '{"message_id":"X-6","room_id":"R-55002","sender":" counselor","text":"d","sent_at":"nope"}']
+    with open(tmp_path / "chat_messages.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("\n".join(odd * 3) + "\n")
+    taken = []
+    read = ColumnReader.read
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    for rows in (4, 50_000):
+        monkeypatch.setattr(gates, "CHUNK_ROWS", rows)
+        fast = normalise.load_dir(tmp_path, load_config())
+        with gates.row_by_row():
+            slow = normalise.load_dir(tmp_path, load_config())
+        for a, b in [*((fast.tables[n], slow.tables[n]) for n in slow.tables), (fast.quarantine, slow.quarantine)]:
+            assert list(a.columns) == list(b.columns) and [str(t) for t in a.dtypes] == [str(t) for t in b.dtypes]
+            assert {c: [repr(v) for v in a[c]] for c in a} == {c: [repr(v) for v in b[c]] for c in b}
+    assert sum(r is not None for r in taken) > len(taken) // 2
+    messages = fast.tables["chat_messages"].set_index("message_id")
+    assert messages.loc["X-1", "sender"] == "ai" and messages.loc["X-1", "text"] == "a"
+    codes = dict(zip(fast.quarantine["id"], fast.quarantine["reason_code"]))
+    assert codes["X-2"] == "empty_room_id" and codes["X-3"] == "missing_sent_at" and codes["X-4"] == "schema"
