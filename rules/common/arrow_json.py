@@ -6,8 +6,9 @@ parses the same bytes into typed columns in C++. It is used only where it cannot
 differently from `jsonl.read_objects`, and otherwise declines (returns None) and the gates read
 the lines as before:
 
-- only a schema whose properties are all text, integers or booleans (with or without null);
-  lists and maps would come back as Python objects built one by one, which gains nothing;
+- only a schema whose properties are all text, integers, booleans or lists of texts (each with
+  or without null); numbers are left to the dicts (two parsers could round a decimal apart) and
+  so are maps;
 - only a chunk whose every line starts with `{` and ends with `}`: no blank line, no padding, no
   BOM (which Arrow skips and the gates refuse), no top-level value that is not an object (Arrow
   crashes the process on a line that is just `null`);
@@ -34,15 +35,23 @@ _NEWLINE = pa.scalar("\n", pa.large_string())
 _NOTHING = pa.scalar("", pa.large_string())
 
 
-def _arrow_type(spec) -> pa.DataType | None:
-    """The Arrow type of a property whose JSON type is one of text, integer or boolean (or that and
-    null); None for any other."""
-    if not isinstance(spec, dict):
-        return None
-    kinds = spec.get("type")
+def _kind(spec) -> str | None:
+    """A property's one JSON type besides null; None for none or several."""
+    kinds = spec.get("type") if isinstance(spec, dict) else None
     kinds = [kinds] if isinstance(kinds, str) else list(kinds) if isinstance(kinds, list) else []
     kinds = [k for k in kinds if k != "null"]
-    return _TYPES.get(kinds[0]) if len(kinds) == 1 else None
+    return kinds[0] if len(kinds) == 1 and isinstance(kinds[0], str) else None
+
+
+def _arrow_type(spec) -> pa.DataType | None:
+    """The Arrow type of a property whose JSON type is text, an integer, a boolean or a list of texts
+    (each with or without null); None for any other."""
+    kind = _kind(spec)
+    if kind == "array":
+        items = spec.get("items")
+        plain = isinstance(items, dict) and set(items) <= {"type", "description"} and _kind(items) == "string"
+        return pa.list_(pa.large_string()) if plain else None
+    return _TYPES.get(kind)
 
 
 class ColumnReader:
@@ -86,6 +95,11 @@ class ColumnReader:
             column = table.column(name).combine_chunks()
             if column.type == pa.large_string():
                 cells[:, j] = column.to_numpy(zero_copy_only=False)  # None where null
+            elif pa.types.is_list(column.type):  # each line's list sliced from one list of every element
+                flat = column.values.to_numpy(zero_copy_only=False).tolist()
+                bounds = column.offsets.to_numpy()
+                cells[:, j] = np.fromiter((flat[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())),
+                                          dtype=object, count=n)
             else:  # int64 or bool: NumPy's cast to object makes Python ints and bools
                 cells[:, j] = column.fill_null(0 if column.type == pa.int64() else False).to_numpy(zero_copy_only=False).astype(object)
             if column.null_count:
