@@ -118,7 +118,7 @@ class Screen:
             read = reader.read(lines)
             if read is not None:
                 self._read = (reader.names, *read, lines, first)
-                base["_obj"] = pd.Series(None, index=base.index, dtype=object)
+                base["_obj"] = pd.Series(np.full(len(base), None, dtype=object), index=base.index, dtype=object)
                 self.rows = base
                 return
         self._parse(base, raw["text"].to_numpy(dtype=object).tolist() if lines is None else lines, undecoded)
@@ -220,7 +220,7 @@ class Screen:
                 j = names.index(f)
                 at = np.flatnonzero(each_value(_untrimmed, pd.Series(cells[:, j], dtype=object)).to_numpy(dtype=bool))
                 cells[at, j] = [trim(v) for v in cells[at, j].tolist()]
-            return
+            return  # dicts read from here on are trimmed as read (`_trim`); for these fields the columns answer
         objs = self.rows["_obj"].tolist()
         self.rows["_obj"] = pd.Series(self._trim(objs, fields), index=self.rows.index, dtype=object)
 

@@ -266,3 +266,25 @@ def test_handoff_messages_read_by_the_reader_match_line_by_line(tmp_path, monkey
     assert messages.loc["X-1", "sender"] == "ai" and messages.loc["X-1", "text"] == "a"
     codes = dict(zip(fast.quarantine["id"], fast.quarantine["reason_code"]))
     assert codes["X-2"] == "empty_room_id" and codes["X-3"] == "missing_sent_at" and codes["X-4"] == "schema"
+
+
+def test_fields_looked_up_and_trimmed_before_the_schema_agree_in_every_form(dataset):
+    """`field` and `trim_fields` on a screen whose lines the reader read, before and after a field
+    outside the schema made it read the dicts too: the same values as a screen of dicts."""
+    texts = ['{"id":"a","kept":" k "}', '{"id":"b","kept":"k\\u200b","tag":" t"}', '{"id":"c","kept":null}']
+    raw = utf8_frame("rows", "rows.jsonl", ("\n".join(texts) + "\n").encode("utf-8"))
+    for extra_first in (False, True):
+        with_reader = gates.Screen(raw, "rows", "id", reader=READER)
+        plain = gates.Screen(raw, "rows", "id")
+        assert with_reader._read is not None and plain._read is None
+        for s in (with_reader, plain):
+            if extra_first:
+                assert s.field("x").tolist() == [None, None, None]  # not the reader's: every dict read
+            s.trim_fields(("kept", "tag"))
+        for name in ("id", "kept", "tag", "x"):
+            assert with_reader.field(name).tolist() == plain.field(name).tolist(), name
+        assert with_reader.field("kept").tolist() == ["k", "k", None]
+        for s in (with_reader, plain):
+            s.schema(row_checker(dataset, "rows"))
+            s.expand(NAMES)
+        assert [str(v) for v in with_reader.rows.to_dict("records")] == [str(v) for v in plain.rows.to_dict("records")]
