@@ -85,7 +85,7 @@ class ColumnReader:
                 parse_options=pj.ParseOptions(explicit_schema=self._schema, unexpected_field_behavior="error",
                                               newlines_in_values=False),
             )
-        except pa.ArrowInvalid:
+        except (pa.ArrowException, ValueError):  # anything it cannot read: the dicts will say what
             return None
         if table.num_rows != n:
             return None

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rules.common import gates
 from rules.common.arrow_json import ColumnReader
-from rules.common.jsonl import read_objects, utf8_frame
+from rules.common.jsonl import encodable, read_objects, utf8_frame
 from schemas import SCHEMA_ROOTS, columns, load_schema, row_checker
 
 SCHEMA = {
@@ -130,7 +130,7 @@ def _clean(draw) -> str:
 @example(['{"id":"a","kept":"b","id":"c"}'], None)
 def test_every_line_it_reads_is_read_as_the_gates_read_it(texts, data):
     texts = [t for t in texts if "\n" not in t]
-    assume(texts and all(_utf8(t) for t in texts))
+    assume(texts and all(encodable(t) for t in texts))
     if data is not None:  # clean lines around the drawn ones, which the reader must take on their own
         clean = [_clean(data.draw) for _ in range(3)]
         assert READER.read(lines_of(*clean)) is not None
@@ -144,14 +144,6 @@ def test_every_line_it_reads_is_read_as_the_gates_read_it(texts, data):
         for j, name in enumerate(NAMES):
             assert type(cells[i, j]) is type(obj.get(name)) and cells[i, j] == obj.get(name), (texts[i], name)
             assert nulls[i, j] == (obj.get(name) is None)
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 # -- the gates with the reader against the gates line by line ----------------------------------
@@ -203,7 +195,7 @@ def test_an_absent_field_and_a_null_one_are_judged_apart(dataset, monkeypatch):
 @given(texts=st.lists(_line(), min_size=1, max_size=30), data=st.data())
 def test_gates_with_the_reader_match_the_gates_line_by_line(dataset, monkeypatch, texts, data):
     monkeypatch.setattr(gates, "CHUNK_ROWS", data.draw(st.sampled_from([1, 3, 50_000])))
-    texts = [t for t in texts if "\n" not in t and _utf8(t)] + [_clean(data.draw) for _ in range(data.draw(st.integers(0, 5)))]
+    texts = [t for t in texts if "\n" not in t and encodable(t)] + [_clean(data.draw) for _ in range(data.draw(st.integers(0, 5)))]
     order = data.draw(st.permutations(range(len(texts))))
     texts = [texts[i] for i in order]
     assume(any(t.strip() for t in texts))
