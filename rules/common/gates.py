@@ -401,8 +401,8 @@ class Screen:
         elif "_obj" in rows.columns:
             objs = rows["_obj"].tolist()
             if self._read is not None:  # rows a reader read, leaving before `schema`: their dicts
-                lines = utf8_lines(self._texts).take(pa.array(rows["_at"].to_numpy()))
-                objs = self._trim([obj for obj, _, _ in read_objects(lines)])
+                lines, first = self._read[3], self._read[4]
+                objs = self._trim([obj for obj, _, _ in read_objects(lines.take(pa.array(rows["_at"].to_numpy() - first)))])
             ids = pd.Series(
                 [_id_of(self.id_field)(obj if obj is not None else {self.id_field: lenient_get(t, self.id_field)})
                  for obj, t in zip(objs, texts)],
