@@ -11,7 +11,7 @@ the lines as before:
   so are maps;
 - only a chunk whose every line starts with `{` and ends with `}`: no blank line, no padding, no
   BOM (which Arrow skips and the gates refuse), no top-level value that is not an object (Arrow
-  crashes the process on a line that is just `null`);
+  crashes the process when the first line is just `null`, and reads a later one as a row of nulls);
 - the reader is given the schema's types and refuses a field it does not know, a key given
   twice, a number that is not an int64 literal in an integer column (5.0, 1e2, NaN, past int64),
   a value of another JSON type, a lone surrogate escape and anything that is not JSON; any of
