@@ -29,6 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from rules.common.jsonl import DEEP
+
 _TYPES = {"string": pa.large_string(), "integer": pa.int64(), "boolean": pa.bool_()}
 _OPEN, _CLOSE = ord("{"), ord("}")
 _NEWLINE = pa.scalar("\n", pa.large_string())
@@ -69,25 +71,10 @@ class ColumnReader:
         `read_objects` would give it (str, int, bool), None where the field is null or absent, and
         where that is; or None when the reader declines the chunk (see the module)."""
         n = len(lines)
-        if not self.usable or n == 0 or lines.null_count:
+        if not self.usable:
             return None
-        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + n + 1]
-        data = np.frombuffer(lines.buffers()[2], dtype=np.uint8)
-        starts, ends = offsets[:-1], offsets[1:]
-        if (ends <= starts).any() or (data[starts] != _OPEN).any() or (data[ends - 1] != _CLOSE).any():
-            return None
-        joined = pc.binary_join_element_wise(lines, _NEWLINE, _NOTHING)  # each line and a newline, in one buffer
-        size = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset + n])
-        try:
-            table = pj.read_json(
-                pa.BufferReader(joined.buffers()[2][:size]),
-                read_options=pj.ReadOptions(use_threads=False),
-                parse_options=pj.ParseOptions(explicit_schema=self._schema, unexpected_field_behavior="error",
-                                              newlines_in_values=False),
-            )
-        except (pa.ArrowException, ValueError):  # anything it cannot read: the dicts will say what
-            return None
-        if table.num_rows != n:
+        table = _table(lines, self._schema, "error")
+        if table is None:
             return None
         cells = np.empty((n, len(self.names)), dtype=object)
         nulls = np.zeros((n, len(self.names)), dtype=bool)
@@ -106,6 +93,56 @@ class ColumnReader:
                 nulls[:, j] = column.is_null().to_numpy(zero_copy_only=False)
                 cells[nulls[:, j], j] = None
         return cells, nulls
+
+
+def field_texts(lines: pa.LargeStringArray, name: str) -> np.ndarray | None:
+    """Each line's top-level field `name` as `json.loads` reads it, where that is text: an object
+    array of strings, None where the field is absent or null; or None when the reader declines. The
+    other fields are parsed (the line must be JSON) and let be, whatever they hold.
+
+    Besides what `ColumnReader` declines (a line that is not one `{...}`, anything Arrow cannot read,
+    two objects on one line), it declines `name` given twice or holding anything but text or null,
+    and a line with `DEEP` openings or more, which `json.loads` may refuse as too deep for it while
+    Arrow reads it."""
+    offsets = _offsets(lines)
+    if len(lines) and lines.null_count == 0:
+        data = lines.buffers()[2]
+        for i in np.flatnonzero(np.diff(offsets) >= DEEP).tolist():  # a shorter line has fewer openings
+            line = data[int(offsets[i]):int(offsets[i + 1])].to_pybytes()
+            if line.count(b"[") + line.count(b"{") >= DEEP:
+                return None
+    table = _table(lines, pa.schema([(name, pa.large_string())]), "ignore")
+    return None if table is None else table.column(0).combine_chunks().to_numpy(zero_copy_only=False)
+
+
+def _offsets(lines: pa.LargeStringArray) -> np.ndarray:
+    """Where each line starts in the data buffer, and where the last one ends."""
+    return np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+
+
+def _table(lines: pa.LargeStringArray, schema: pa.Schema, unexpected: str) -> pa.Table | None:
+    """The lines read by Arrow into `schema`'s columns (fields it does not name met with
+    `unexpected`: "error" or "ignore"); None unless every line is one `{...}` that Arrow reads."""
+    n = len(lines)
+    if n == 0 or lines.null_count:
+        return None
+    offsets = _offsets(lines)
+    data = np.frombuffer(lines.buffers()[2], dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    if (ends <= starts).any() or (data[starts] != _OPEN).any() or (data[ends - 1] != _CLOSE).any():
+        return None
+    joined = pc.binary_join_element_wise(lines, _NEWLINE, _NOTHING)  # each line and a newline, in one buffer
+    size = int(np.frombuffer(joined.buffers()[1], dtype=np.int64)[joined.offset + n])
+    try:
+        table = pj.read_json(
+            pa.BufferReader(joined.buffers()[2][:size]),
+            read_options=pj.ReadOptions(use_threads=False),
+            parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior=unexpected,
+                                          newlines_in_values=False),
+        )
+    except (pa.ArrowException, ValueError):  # anything it cannot read: the dicts will say what
+        return None
+    return table if table.num_rows == n else None
 
 
 def _strings(column: pa.Array) -> np.ndarray:

@@ -119,7 +119,7 @@ def _holds_long_int(container) -> bool:
     return False
 
 
-_DEEP = 512
+DEEP = 512
 """Openings a line may hold and still be nested shallower than json's recursion limit, which
 orjson's own limit (1024) exceeds; a line with more is read by `read_object`."""
 
@@ -144,7 +144,7 @@ def read_objects(texts) -> list[tuple[dict | None, str | None, str | None]]:
     out = []
     with cycle_collection_paused():  # a dict and a tuple per line, no cycles
         for text in texts:
-            if len(text) < _DEEP or text.count("[") + text.count("{") < _DEEP:
+            if len(text) < DEEP or text.count("[") + text.count("{") < DEEP:
                 try:
                     obj = loads(text)
                 except ValueError:
@@ -168,15 +168,15 @@ def utf8_lines(texts: pd.Series) -> pa.LargeStringArray | None:
 
 def _read_utf8(lines: pa.LargeStringArray) -> list[tuple[dict | None, str | None, str | None]]:
     """`read_objects` of lines held by Arrow (valid UTF-8, no nulls), each handed to orjson as a
-    view of its bytes. A line of fewer than `_DEEP` bytes has fewer than `_DEEP` openings; only longer
+    view of its bytes. A line of fewer than `DEEP` bytes has fewer than `DEEP` openings; only longer
     ones are counted (a bracket is one byte in UTF-8, and no other character holds that byte)."""
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
     data = memoryview(lines.buffers()[2])
     starts, ends = offsets[:-1].tolist(), offsets[1:].tolist()
     read = list(zip(starts, ends))
-    for i in np.flatnonzero(np.diff(offsets) >= _DEEP).tolist():
+    for i in np.flatnonzero(np.diff(offsets) >= DEEP).tolist():
         line = data[starts[i]:ends[i]].tobytes()
-        if line.count(b"[") + line.count(b"{") >= _DEEP:
+        if line.count(b"[") + line.count(b"{") >= DEEP:
             read[i] = (0, 0)  # nothing for orjson to read: the line goes to `read_object`
     loads, long_int = orjson.loads, _holds_long_int
     out = []

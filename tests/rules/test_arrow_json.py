@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from rules.common import gates
-from rules.common.arrow_json import ColumnReader
+from rules.common import days, gates
+from rules.common.arrow_json import ColumnReader, field_texts
 from rules.common.jsonl import encodable, read_objects, utf8_frame
 from schemas import SCHEMA_ROOTS, columns, load_schema, row_checker
 
@@ -144,6 +144,49 @@ def test_every_line_it_reads_is_read_as_the_gates_read_it(texts, data):
         for j, name in enumerate(NAMES):
             assert type(cells[i, j]) is type(obj.get(name)) and cells[i, j] == obj.get(name), (texts[i], name)
             assert nulls[i, j] == (obj.get(name) is None)
+
+
+# -- one field of every line, the others let be (`field_texts`) ---------------------------------
+
+def _as_read(text: str):
+    """`name`'s value as `line_days` reads it line by line."""
+    return days._field(text, "id")
+
+
+@pytest.mark.parametrize("text", [
+    "", "null", "[1]", ' {"id":"a"}', '{"id":"a"} ', '{"id":"a"}{"id":"b"}', '{"id":"a","id":"b"}',
+    '{"id":5}', '{"id":true}', '{"id":["a"]}', '{"id":{"a":1}}', '{"id":"\\ud800"}', '{"id":"a\tb"}',
+    '{"x":"\\ud800","id":"a"}', '{"x":1e400,"id":"a"}', '{"x":01,"id":"a"}', '{"x":[1,],"id":"a"}',
+    '{"x":"a\\qb","id":"a"}', '{"id":"a"} // note', '{"id":"a" /* note */}',
+    '{"x":' + "[" * 20_000 + "]" * 20_000 + ',"id":"a"}', '{"x":' + '{"a":' * 20_000 + "1" + "}" * 20_000 + ',"id":"a"}',
+])
+def test_one_field_of_a_chunk_holding_a_line_it_could_read_differently_is_declined(text):
+    clean = '{"id":"z","x":[1,{"y":null}]}'
+    assert field_texts(lines_of(clean, text, clean), "id") is None
+    assert field_texts(lines_of(clean, clean), "id").tolist() == ["z", "z"]
+
+
+def test_one_field_is_read_whatever_the_others_hold():
+    texts = ['{"x":{"id":"in"},"id":"top"}', '{"x":{"id":"in"}}', '{"id":null,"x":NaN}', '{"x":1,"x":"twice","id":"\\u00e9"}',
+             '{"x":99999999999999999999999999,"id":""}', '{"x":"a\\ud83d\\ude00","id":"\\u0000"}', '{}',
+             '{"x":' + "[" * 500 + "]" * 500 + ',"id":"deep enough"}', '{"x":-Infinity,"id":"inf"}']
+    got = field_texts(lines_of(*texts), "id")
+    assert got.tolist() == [_as_read(t) for t in texts] == ["top", None, None, "\u00e9", "", "\x00", None, "deep enough", "inf"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_line() | st.builds(lambda a, b: "{" + a + '"x":' + b, st.sampled_from(["", '"id":"k",']),
+                                    st.sampled_from(["[" * 20_000 + "]" * 20_000 + "}", '{"id":5}}', "[1,{}]}"])),
+                min_size=1, max_size=6))
+@example(['{"id":"k","x":' + "[" * 20_000 + "]" * 20_000 + "}"])  # too deep for json.loads (under any recursion limit a test runs with), not for Arrow
+def test_one_field_it_reads_is_read_as_json_reads_it(texts):
+    texts = [t for t in texts if "\n" not in t]
+    assume(texts and all(encodable(t) for t in texts))
+    got = field_texts(lines_of(*texts), "id")
+    if got is None:
+        return
+    assert got.tolist() == [_as_read(t) for t in texts]
+    assert all(v is None or type(v) is str for v in got.tolist())
 
 
 # -- the gates with the reader against the gates line by line ----------------------------------

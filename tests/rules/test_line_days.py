@@ -8,12 +8,13 @@ import json
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rules.common import timestamps
+from rules.common import days
 from rules.common.days import line_days
-from rules.common.jsonl import DatasetError
+from rules.common.jsonl import DatasetError, encodable, utf8_frame, utf8_lines
 
 ZONES = ["Asia/Seoul", "UTC", "America/New_York", "Europe/London", "Asia/Kolkata", "Asia/Kathmandu",
          "Australia/Lord_Howe", "America/St_Johns", "Pacific/Chatham"]
@@ -95,3 +96,36 @@ def test_days_around_daylight_saving_and_midnight():
     raw = _raw(texts)
     pd.testing.assert_series_equal(line_days(raw, "sent_at", "America/New_York"), reference(raw, "sent_at", "America/New_York"))
     assert list(line_days(raw, "sent_at", "America/New_York"))[5:7] == ["2026-11-01", "2026-11-02"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(lines(), min_size=1, max_size=40), st.sampled_from(ZONES), st.sampled_from([(50_000, 32), (4, 2), (3, 8)]))
+def test_lines_held_by_arrow_are_read_as_the_row_by_row_reference(texts, tz, sizes):
+    """A file's lines as `read_raw` holds them: their time field found by Arrow's reader, chunk by
+    chunk, and the chunks and parts it declines read line by line."""
+    texts = [t for t in texts if t.strip() and "\n" not in t]  # a file's lines: blank ones are skipped
+    assume(texts and all(encodable(t) for t in texts))
+    raw = utf8_frame("live_chat", "live_chat.jsonl", "\n".join(texts).encode())
+    assert utf8_lines(raw["text"]) is not None
+    expected = reference(raw, "sent_at", tz)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(days, "CHUNK", sizes[0])
+        m.setattr(days, "PARTS", sizes[1])
+        if expected.isna().all():
+            with pytest.raises(DatasetError):
+                line_days(raw, "sent_at", tz)
+            return
+        pd.testing.assert_series_equal(line_days(raw, "sent_at", tz), expected)
+
+
+def test_a_file_of_clean_lines_is_read_by_arrow_and_a_bad_line_costs_one_part(monkeypatch):
+    texts = [json.dumps({"sent_at": f"2026-09-0{1 + i % 3}T12:00:00"}) for i in range(40)]
+    texts[17] = '{"sent_at": "2026-09-09T12:00:00", "n": NaN, "bad": "\\ud800"}'  # json.loads reads it, Arrow does not
+    raw = utf8_frame("live_chat", "live_chat.jsonl", "\n".join(texts).encode())
+    read_one_by_one = []
+    monkeypatch.setattr(days, "_field", lambda text, name: read_one_by_one.append(text) or json.loads(text).get(name))
+    monkeypatch.setattr(days, "CHUNK", 20)
+    monkeypatch.setattr(days, "PARTS", 4)
+    got = line_days(raw, "sent_at", "UTC")
+    assert got.tolist() == [f"2026-09-0{1 + i % 3}" if i != 17 else "2026-09-09" for i in range(40)]
+    assert read_one_by_one == texts[15:20]
