@@ -13,9 +13,11 @@ from rules.common.ordering import stable_order
 from rules.common.output import output_frame
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
-from rules.persona.explain import explain
+from rules.persona.explain import READS, explain
 
 OUTPUT_COLUMNS = ["check_id", "turn_no", "profile_no", "persona_code", "evidence", "summary", "hedge"]
+EXPLAINED = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in ("evidence", "summary", "hedge")), *READS]))
+"""The feature columns a part of decided turns is explained and output from."""
 
 
 def judge(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
@@ -39,6 +41,7 @@ def judge_parts(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConf
         yield _no_rows()
         return
     f, order = decided(turns, profiles, config)
+    f = f[EXPLAINED]  # a part takes the columns explaining and output read, not every feature
     for start in range(0, len(f), rows):
         yield _explained(f.iloc[order[start:start + rows]], config)
 

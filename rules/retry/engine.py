@@ -20,7 +20,7 @@ from rules.common.output import output_frame
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
-from rules.retry.explain import explain, explain_context
+from rules.retry.explain import USED, explain, explain_context
 from rules.retry.wordsets import group_pairs, index_word_sets, run_offsets
 
 OUTPUT_COLUMNS = [
@@ -28,6 +28,9 @@ OUTPUT_COLUMNS = [
     "evidence",
 ]
 
+
+EXPLAINED = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in ("evidence", "reason")), *USED]))
+"""The feature columns a part of decided rows is explained and output from."""
 
 PART_ROWS = 50_000
 """Rows explained at once by `judge_parts`."""
@@ -45,6 +48,7 @@ def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig
     a second, sorted copy of the features, at once."""
     rows = rows or PART_ROWS
     f, order, context = decided(events, catalog, config)
+    f = f[EXPLAINED] if len(f) else f  # a part takes the columns explaining and output read, not every feature
     for start in range(0, max(len(f), 1), rows):
         yield _explained(f.iloc[order[start:start + rows]], context, config)
 
@@ -64,8 +68,6 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
         [f["exact_match"].to_numpy(), f["hop_match"].to_numpy()],
         f["best_match"].to_numpy(),
     )
-    f["surface_baseline"] = [float(b) for b in f["baseline"]]
-    f["max_overlap"] = [None if m is None else float(m) for m in f["max_exact"]]
     order = stable_order(f, ["sent_at_ns", "event_id"])
     return f, order, explain_context(f)
 
@@ -120,6 +122,10 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     f["best_pos"] = best_pos
     f["max_rank"] = np.where(f["has_earlier"], np.maximum(best_rank, 0), -1)
     f["max_exact"] = ranked[f["max_rank"].to_numpy()]
+    # The output's numbers: each value of the universe made a float once, spread by rank.
+    floats = [float(v) for v in universe]
+    f["surface_baseline"] = np.array(floats, dtype=np.float64)[f["baseline_rank"].to_numpy()]
+    f["max_overlap"] = _objects([*floats, None])[f["max_rank"].to_numpy()].tolist()
     f["best_match"] = ids[best_pos]
 
     # Same session, another surface: the best earlier event sharing a word.

@@ -28,11 +28,6 @@ USED = ["event_id", "session_id", "input_text", "surface_key_raw", "surface_key"
         "session_surfaces"]
 
 
-def ev(dataset: str, field: str, value) -> dict:
-    """`evidence.row` of a dataset, spelt out: it is made for every cited value."""
-    return {"dataset": dataset, "field": field, "value": value}
-
-
 def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
     """What a row's explanation reads of the other events: (event id → input text, event id → surface
     name as shown, session id → its surfaces' names in session order, each once).
@@ -72,11 +67,13 @@ def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dic
                        c["baseline_source"], c["baseline_default"], c["baseline"], c["max_exact"], c["hop_match"],
                        c["hop_overlap"], c["session_id"], c["session_surfaces"]):
             matched_text = texts.get(matched)
-            e = [ev(EVENTS, "input_text", text), ev(EVENTS, "surface_key_raw", raw_key)]
+            # `evidence.row`s written out: a call per cited value cost a tenth of the explanation
+            e = [{"dataset": EVENTS, "field": "input_text", "value": text},
+                 {"dataset": EVENTS, "field": "surface_key_raw", "value": raw_key}]
             if matched is not None:
-                e.append(ev(EVENTS, "input_text", matched_text))
+                e.append({"dataset": EVENTS, "field": "input_text", "value": matched_text})
             if source in (DEFAULT, FALLBACK):
-                e.append(ev(CATALOG, "default_baseline", default))
+                e.append({"dataset": CATALOG, "field": "default_baseline", "value": default})
             if verdict == V.EXACT_RETRY:
                 parts = _exact(ctx, text, matched, matched_text, top)
             elif verdict == V.REWORDED_RETRY:
