@@ -78,8 +78,11 @@ def plain_values(column: pd.Series) -> list:
     return [v if type(v) in _AS_IS else convert(v) for v in cells]
 
 
-def plain_columns(frame: pd.DataFrame) -> dict[str, list]:
-    """Each column's cells as plain values (`plain_values`), by column name."""
+def plain_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list]:
+    """Each column's cells as plain values (`plain_values`), by column name: of every column, or of
+    the `names` (each naming one column), read in place where `frame[names]` would copy them."""
+    if names is not None:
+        return {name: plain_values(frame[name]) for name in names}
     return {name: plain_values(frame.iloc[:, i]) for i, name in enumerate(frame.columns.tolist())}
 
 

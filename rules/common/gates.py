@@ -431,10 +431,13 @@ class Screen:
         return pd.concat(self._rejected, ignore_index=True).sort_values(["file", "line"], ignore_index=True)
 
     def accepted(self) -> pd.DataFrame:
-        """The rows that passed, without their place among the raw lines (kept only for quarantine)."""
-        return self.rows.drop(columns=[c for c in ("_at", "_obj") if c in self.rows.columns]).reset_index(
-            drop=True
-        )
+        """The rows that passed, without their place among the raw lines (kept only for quarantine).
+
+        The frame holds the screen's own column arrays, not copies (`drop` and `reset_index` copied
+        every cell: 0.6 s of 10⁶ rows); a column set on either frame later replaces it in that one."""
+        rows = self.rows
+        return pd.DataFrame({c: rows[c]._values for c in rows.columns if c not in ("_at", "_obj")},
+                            index=pd.RangeIndex(len(rows)), copy=False)
 
 
 def _quoted(value: object) -> str:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 
 def output_frame(f: pd.DataFrame, columns: list[str], **added: list) -> pd.DataFrame:
-    """`f.assign(**added)[columns].reset_index(drop=True)`, each added list an object column, without
-    copying the feature columns the output leaves out (`assign` copied every one of them: 2–4% of a
-    judge at 10⁶ rows)."""
-    index = pd.RangeIndex(len(f))
-    data = {c: pd.Series(added[c], index=index, dtype=object) if c in added else pd.Series(f[c].array, index=index, name=c)
-            for c in columns}
-    return pd.DataFrame(data, index=index, columns=columns)
+    """`f.assign(**added)[columns].reset_index(drop=True)`, each added list an object column, made
+    without copying a column: `assign` copied every feature column, and a frame built of Series
+    merged the columns into one block per type, copying them again (together 5% of retry's judge
+    at 10⁶ rows). Each column keeps its own array (pandas leaves a frame so built unconsolidated)."""
+    data = {c: _cells(added[c]) if c in added else f[c]._values for c in columns}
+    return pd.DataFrame(data, index=pd.RangeIndex(len(f)), columns=columns, copy=False)
+
+
+def _cells(values: list) -> np.ndarray:
+    """A 1-D object array holding the values as they are (a list stays one cell)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out

@@ -419,7 +419,7 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
 
 def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
     """`records`' values by output column."""
-    columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
+    columns = plain_columns(verdicts, OUTPUT_COLUMNS)  # None for NA and NaN
     for k in INT_COLUMNS:
         columns[k] = [int(v) for v in columns[k]]
     for k in NULLABLE_INT_COLUMNS:

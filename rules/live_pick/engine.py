@@ -330,7 +330,7 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
 
 def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
     """`records`' values by output column."""
-    columns = plain_columns(verdicts[OUTPUT_COLUMNS])  # None for NA and NaN
+    columns = plain_columns(verdicts, OUTPUT_COLUMNS)  # None for NA and NaN
     for k in ("rank_in_window", "cooldown_elapsed_sec", "sheet_version"):
         columns[k] = [None if v is None else int(v) for v in columns[k]]
     return columns

@@ -152,4 +152,4 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
 
 def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
     """`records`' values by output column."""
-    return plain_columns(verdicts[OUTPUT_COLUMNS])
+    return plain_columns(verdicts, OUTPUT_COLUMNS)

@@ -204,10 +204,24 @@ def records(verdicts: pd.DataFrame) -> list[dict]:
 
 def verdict_columns(verdicts: pd.DataFrame) -> dict[str, list]:
     """`records`' values by output column."""
-    columns = plain_columns(verdicts[OUTPUT_COLUMNS])
+    columns = plain_columns(verdicts, OUTPUT_COLUMNS)
     for k in ("surface_baseline", "max_overlap"):
-        columns[k] = [_number(v) for v in columns[k]]
+        columns[k] = _numbers(verdicts[k], columns[k])
     return columns
+
+
+def _numbers(column: pd.Series, plain: list) -> list:
+    """`_number` of each of the column's plain values: for a float column, NumPy finds the missing
+    values and the zeros and ones, and only those are changed."""
+    if column.dtype != np.float64:
+        return [_number(v) for v in plain]
+    values = column.to_numpy()
+    out = list(plain)
+    for i in np.flatnonzero(np.isnan(values)).tolist():
+        out[i] = None
+    for i in np.flatnonzero((values == 0) | (values == 1)).tolist():
+        out[i] = int(values[i])
+    return out
 
 
 def _number(v):

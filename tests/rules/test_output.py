@@ -28,3 +28,10 @@ def test_output_frame_is_assign_then_select_then_reset(n, columns, index):
         got = output_frame(f, list(columns), evidence=evidence, reason=reason)
     pd.testing.assert_frame_equal(got, want)
     assert list(f.columns) == ["a", "b", "c", "left_out"]  # the feature frame is left as it was
+
+
+def test_output_frame_copies_no_feature_column():
+    f = pd.DataFrame({"a": np.arange(5), "b": pd.array([1, None, 3, 4, 5], dtype="Int64"), "c": np.arange(5.0)})
+    got = output_frame(f, ["b", "a", "reason"], reason=list("vwxyz"))
+    assert np.shares_memory(got["a"].to_numpy(), f["a"].to_numpy())
+    assert got["b"].array is f["b"].array

@@ -104,3 +104,16 @@ def test_a_domain_without_verdict_columns_gives_its_records_by_column():
     assert tiny.SPEC.verdict_columns is None
     assert tiny.SPEC.columns(frame) == {"note_id": ["n1", "n2"], "verdict": ["long", "short"], "length": [12, 3]}
     assert tiny.SPEC.columns(frame.iloc[:0]) == {}
+
+
+@pytest.mark.parametrize("values", [
+    [float("nan"), -0.0, 0.0, 1.0, 0.5, float("inf"), -1.0, 2.0, 1e-300],
+    [None, 0.25, 1.0], [None, None], [0, 1, 2], [True, 0.5, None], [],
+])
+def test_retry_numbers_column_wise_as_one_by_one(values):
+    from rules.common.evidence import plain_values
+    from rules.retry.engine import _number, _numbers
+
+    column = pd.Series(values, dtype=np.float64 if all(isinstance(v, float) for v in values) and values else object)
+    plain = plain_values(column)
+    assert repr(_numbers(column, plain)) == repr([_number(v) for v in plain])
