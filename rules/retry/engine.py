@@ -20,7 +20,7 @@ from rules.common.output import output_frame
 from rules.retry import verdicts as V
 from rules.retry.baseline import surface_baselines
 from rules.retry.config import RetryConfig
-from rules.retry.explain import USED, explain, explain_context
+from rules.retry.explain import CONTEXT, USED, explain, explain_context
 from rules.retry.wordsets import group_pairs, index_word_sets, run_offsets
 
 OUTPUT_COLUMNS = [
@@ -29,7 +29,7 @@ OUTPUT_COLUMNS = [
 ]
 
 
-EXPLAINED = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in ("evidence", "reason")), *USED]))
+EXPLAINED = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in ("evidence", "reason")), *USED, *CONTEXT]))
 """The feature columns a part of decided rows is explained and output from."""
 
 PART_ROWS = 50_000
@@ -38,8 +38,8 @@ PART_ROWS = 50_000
 
 def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     """One verdict row per event (output-schema columns), in time order."""
-    f, order, context = decided(events, catalog, config)
-    return _explained(f.iloc[order], context, config)
+    f, order = decided(events, catalog, config)
+    return _explained(f.iloc[order], config)
 
 
 def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, rows: int | None = None):
@@ -47,18 +47,18 @@ def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig
     output order and explained as it is asked for, so a writer never holds every row's evidence, nor
     a second, sorted copy of the features, at once."""
     rows = rows or PART_ROWS
-    f, order, context = decided(events, catalog, config)
+    f, order = decided(events, catalog, config)
     f = f[EXPLAINED] if len(f) else f  # a part takes the columns explaining and output read, not every feature
     for start in range(0, max(len(f), 1), rows):
-        yield _explained(f.iloc[order[start:start + rows]], context, config)
+        yield _explained(f.iloc[order[start:start + rows]], config)
 
 
-def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray, object]:
-    """Every event's features and verdict (in session order), the positions that put them in output
-    (time) order, and what explaining a row reads of the others (`explain_context`)."""
+def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every event's features, verdict and what explaining it reads of the others (`explain_context`),
+    in session order; and the positions that put them in output (time) order."""
     f = features(events, catalog, config)
     if f.empty:
-        return f, np.arange(0), None
+        return f, np.arange(0)
     exact, reworded, hop = exact_retry(f), reworded_retry(f), surface_hop(f, config)
     f["verdict"] = np.select([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
     # exact_retry and surface_hop name the event their rule matched; the others the best
@@ -68,15 +68,16 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
         [f["exact_match"].to_numpy(), f["hop_match"].to_numpy()],
         f["best_match"].to_numpy(),
     )
-    order = stable_order(f, ["sent_at_ns", "event_id"])
-    return f, order, explain_context(f)
+    for name, values in explain_context(f).items():
+        f[name] = values
+    return f, stable_order(f, ["sent_at_ns", "event_id"])
 
 
-def _explained(f: pd.DataFrame, context, config: RetryConfig) -> pd.DataFrame:
+def _explained(f: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     """Output rows of decided events, with their evidence and reason."""
     if f.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
-    cited, reasons = explain(f, config, context)
+    cited, reasons = explain(f, config)
     return output_frame(f, OUTPUT_COLUMNS, evidence=cited, reason=reasons)
 
 

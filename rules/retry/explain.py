@@ -28,45 +28,80 @@ USED = ["event_id", "session_id", "input_text", "surface_key_raw", "surface_key"
         "session_surfaces"]
 
 
-def explain_context(f: pd.DataFrame) -> tuple[dict, dict, dict]:
-    """What a row's explanation reads of the other events: (event id → input text, event id → surface
-    name as shown, session id → its surfaces' names in session order, each once).
+CONTEXT = ("matched_text", "matched_surface", "session_names")
+"""What explaining a row reads of the other events (`explain_context`), one column each."""
 
-    A name is made once per distinct surface name, and a session's list from its (session, name)
-    pairs left after repeats are dropped: a group-by calling Python once per session took 1.6 s of
-    10⁵ events, this 0.2 s."""
-    texts = dict(zip(f["event_id"], f["input_text"]))
-    codes, surfaces = exact_factorize(f["surface_name"])
+
+def explain_context(f: pd.DataFrame) -> dict[str, np.ndarray]:
+    """What explaining each row of `f` (every event, decided, in any order) reads of the others, by
+    `CONTEXT` column: the input text and the surface name as shown of the event it matched (None
+    when it matched none), and for a surface_hop its session's surfaces' names as shown, each once,
+    in the session's order (None for other verdicts).
+
+    The matched events are found through a hash index of the ids (`Index.get_indexer`), not a dict
+    of every event; names are made once per distinct surface name, and lists only for the sessions
+    that hold a surface_hop, from their (session, name) pairs left after repeats are dropped."""
+    n = len(f)
+    shown = _shown(f["surface_name"])
+    at = _matched_rows(f["event_id"].to_numpy(dtype=object), f["matched_event_id"].to_numpy(dtype=object))
+    session_names = np.full(n, None, dtype=object)
+    verdicts = f["verdict"].to_numpy(dtype=object)
+    hop = np.flatnonzero(verdicts == V.SURFACE_HOP)
+    if len(hop):
+        sessions = f["session_id"].to_numpy(dtype=object)
+        codes = exact_factorize(f["session_id"])[0]  # ids holding "\x00" kept apart, which `isin` would not
+        rows = np.flatnonzero(np.isin(codes, codes[hop]))
+        pairs = pd.DataFrame({"session": sessions[rows], "name": shown[rows]})
+        first = rows[~exact_duplicated(pairs, ["session", "name"])]
+        lists: dict = {}
+        for session, name in zip(sessions[first].tolist(), shown[first].tolist()):
+            lists.setdefault(session, []).append(name)
+        session_names[hop] = [lists[s] for s in sessions[hop].tolist()]
+    return {"matched_text": np.append(f["input_text"].to_numpy(dtype=object), None)[at],
+            "matched_surface": np.append(shown, None)[at], "session_names": session_names}
+
+
+def _shown(surface_names: pd.Series) -> np.ndarray:
+    """Each row's surface name as shown (`_name`), made once per distinct name."""
+    codes, surfaces = exact_factorize(surface_names)
     shown = np.array([*map(_name, surfaces), None], dtype=object)[codes]
     missing = np.flatnonzero(codes < 0)  # None and NaN factorize alike but are shown apart
-    shown[missing] = [_name(v) for v in f["surface_name"].to_numpy()[missing]]
-    names = dict(zip(f["event_id"], shown.tolist()))
-    sessions = f["session_id"].to_numpy(dtype=object)
-    first = np.flatnonzero(~exact_duplicated(pd.DataFrame({"session": sessions, "name": shown}), ["session", "name"]))
-    session_names: dict = {}
-    for session, name in zip(sessions[first].tolist(), shown[first].tolist()):
-        session_names.setdefault(session, []).append(name)
-    return texts, names, session_names
+    shown[missing] = [_name(v) for v in surface_names.to_numpy()[missing]]
+    return shown
 
 
-def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dict] | None = None) -> tuple[list, list]:
-    """Evidence and reason of each row of `f`; `context` (`explain_context` of every event) when `f` is
-    a part of them.
+def _matched_rows(ids: np.ndarray, matched: np.ndarray) -> np.ndarray:
+    """The row of each matched id among `ids` (the last, when an id repeats, as a dict of them would
+    hold it), -1 where it is none of them."""
+    if set(map(type, ids)) <= {str} and set(map(type, matched)) <= {str, type(None)}:
+        index = pd.Index(ids, dtype=object)
+        if index.is_unique:  # Python's equality on the ids (texts holding "\x00" kept apart)
+            at = index.get_indexer(matched)
+            at[matched == None] = -1  # noqa: E711 - elementwise; no id is None here
+            return at
+    last = {e: i for i, e in enumerate(ids.tolist())}
+    return np.array([last.get(m, -1) for m in matched.tolist()], dtype=np.intp)
+
+
+def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
+    """Evidence and reason of each row of `f`: decided rows holding their `CONTEXT` columns (a part
+    of every event), or every event, whose context is then worked out here.
 
     Column-wise: the cited columns read once as `to_dict` gives them, every number shown and every
     particle chosen once per distinct value, and one pass over the rows that joins the sentences
     their verdict and baseline call for — no dict per row, no builder call per row."""
-    texts, names, session_names = context if context is not None else explain_context(f)
+    if not set(CONTEXT) <= set(f.columns):
+        f = f.assign(**explain_context(f))
     c = evidence.record_columns(f[USED])
     d = config.display_decimals
     ctx = _Said(d)
     cited, reasons = [], []
     with cycle_collection_paused():
-        for (text, raw_key, verdict, matched, shown_result, source, default, baseline, top, hop, hop_overlap, session,
-             n) in zip(c["input_text"], c["surface_key_raw"], c["verdict"], c["matched_event_id"], c["result_shown"],
-                       c["baseline_source"], c["baseline_default"], c["baseline"], c["max_exact"], c["hop_match"],
-                       c["hop_overlap"], c["session_id"], c["session_surfaces"]):
-            matched_text = texts.get(matched)
+        for (text, raw_key, verdict, matched, shown_result, source, default, baseline, top, hop, hop_overlap, n,
+             matched_text, matched_surface, names) in zip(
+                c["input_text"], c["surface_key_raw"], c["verdict"], c["matched_event_id"], c["result_shown"],
+                c["baseline_source"], c["baseline_default"], c["baseline"], c["max_exact"], c["hop_match"],
+                c["hop_overlap"], c["session_surfaces"], *(f[k].to_numpy(dtype=object).tolist() for k in CONTEXT)):
             # `evidence.row`s written out: a call per cited value cost a tenth of the explanation
             e = [{"dataset": EVENTS, "field": "input_text", "value": text},
                  {"dataset": EVENTS, "field": "surface_key_raw", "value": raw_key}]
@@ -79,7 +114,7 @@ def explain(f: pd.DataFrame, config: RetryConfig, context: tuple[dict, dict, dic
             elif verdict == V.REWORDED_RETRY:
                 parts = _reworded(ctx, matched, top, baseline)
             elif verdict == V.SURFACE_HOP:
-                parts = _hop(ctx, session_names[session], names.get(matched), matched, top, baseline, hop_overlap)
+                parts = _hop(ctx, names, matched_surface, matched, top, baseline, hop_overlap)
             elif verdict == V.ONE_SHOT:
                 parts = _one_shot(ctx, config, matched, top, baseline, hop, n)
             else:

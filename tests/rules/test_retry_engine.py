@@ -430,26 +430,43 @@ def reference_context(f):
 SURFACE_NAMES = st.sampled_from(["요약", "요약.", "요약!?", "번역", "...", None, float("nan"), ""])
 
 
-@settings(max_examples=200, deadline=None)
-@given(rows=st.lists(st.tuples(st.sampled_from(["s1", "s2", "s3"]), SURFACE_NAMES, st.text(max_size=3)), max_size=20))
-def test_explanation_context_matches_the_row_by_row_reading(rows):
-    """Each session's surfaces once, in order, however they repeat or interleave; None and NaN names shown apart."""
+EVENT_IDS = st.sampled_from(["E-0", "E-1", "E-2", "E-0\x00", "E-3\x00x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["s1", "s2", "s1\x00x"]), SURFACE_NAMES, st.text(max_size=3),
+                               st.none() | EVENT_IDS | st.just("E-404"), st.sampled_from(sorted(V.RULE_ORDER))), max_size=20),
+       ids=st.sampled_from(["own", "drawn"]))
+def test_explanation_context_matches_the_row_by_row_reading(rows, ids):
+    """Each row's matched event's text and surface name, and for a surface_hop each of its session's
+    surfaces once, in order, however they repeat or interleave; None and NaN names shown apart; ids
+    holding "\x00" kept apart, and a repeated id read as a dict of the ids reads it (the last)."""
     import pandas as pd
 
-    from rules.retry.explain import explain_context
+    from rules.retry.explain import CONTEXT, explain_context
 
-    f = pd.DataFrame({"event_id": [f"E-{i}" for i in range(len(rows))], "session_id": [r[0] for r in rows],
-                      "surface_name": pd.Series([r[1] for r in rows], dtype=object), "input_text": [r[2] for r in rows]})
-    assert explain_context(f) == reference_context(f)
+    event_ids = [f"E-{i}" for i in range(len(rows))] if ids == "own" else [
+        ["E-0", "E-0\x00", "E-1", "E-0"][i % 4] for i in range(len(rows))]
+    f = pd.DataFrame({"event_id": event_ids, "session_id": [r[0] for r in rows],
+                      "surface_name": pd.Series([r[1] for r in rows], dtype=object), "input_text": [r[2] for r in rows],
+                      "matched_event_id": pd.Series([r[3] for r in rows], dtype=object), "verdict": [r[4] for r in rows]})
+    got = explain_context(f)
+    assert list(got) == list(CONTEXT)
+    texts, names, sessions = reference_context(f)
+    for i, (session, _, _, matched, verdict) in enumerate(rows):
+        assert got["matched_text"][i] == texts.get(matched)
+        assert got["matched_surface"][i] == names.get(matched)
+        assert got["session_names"][i] == (sessions[session] if verdict == HOP else None)
 
 
 # -- property: the column-wise explanation agrees with the row-by-row builders ------------------
 
 
 def explained_both_ways(norm, config):
-    f, order, context = engine.decided(norm.tables["interaction_events"], norm.tables["surface_catalog"], config)
+    f, order = engine.decided(norm.tables["interaction_events"], norm.tables["surface_catalog"], config)
+    context = reference_context(f)  # of every event, read row by row
     f = f.iloc[order]
-    return explain(f, config, context), explain_reference.explain(f, config, context)
+    return explain(f, config), explain_reference.explain(f, config, context)
 
 
 @PROPERTY
