@@ -102,6 +102,14 @@ _UNBOXED = frozenset({str, int, float, bool, list, dict, type(None)})
 """Cell types `maybe_box_native` gives back as they are (a float as an equal float)."""
 
 
+def cells(column: pd.Series) -> list:
+    """The column's cells as iterating it gives them (a NumPy column's as Python scalars, an extension
+    column's own cells), in one list: iterating a NumPy column calls `item` once per cell, `tolist`
+    converts them in C (4 columns of 10⁶ cells: 0.6 s against 0.1 s)."""
+    values = column._values
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
 def record_columns(frame: pd.DataFrame) -> dict[str, list]:
     """Each column's cells as `frame.to_dict("records")` gives them, by column name: each column's
     cells are what iterating it gives (NumPy cells as Python scalars, an extension column's own
@@ -110,11 +118,10 @@ def record_columns(frame: pd.DataFrame) -> dict[str, list]:
     out = {}
     for i, name in enumerate(frame.columns.tolist()):
         column = frame.iloc[:, i]
-        values = column._values
-        cells = values.tolist() if isinstance(values, np.ndarray) else list(values)
-        if (column.dtype == object or isinstance(column.dtype, ExtensionDtype)) and not set(map(type, cells)) <= _UNBOXED:
-            cells = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in cells]
-        out[name] = cells
+        values = cells(column)
+        if (column.dtype == object or isinstance(column.dtype, ExtensionDtype)) and not set(map(type, values)) <= _UNBOXED:
+            values = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in values]
+        out[name] = values
     return out
 
 

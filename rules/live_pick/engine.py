@@ -15,7 +15,7 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
 from rules.live_pick.config import LivePickConfig
-from rules.common.evidence import plain_columns, plain_records, rows_of
+from rules.common.evidence import cells, plain_columns, plain_records, rows_of
 from rules.common.lookup import add_looked_up
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
@@ -138,7 +138,7 @@ def _no_rows() -> pd.DataFrame:
 def _provenance(f: pd.DataFrame) -> list[dict]:
     return [
         {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
-        for t, a, u, d in zip(f["tagger"], f["tag_answer"], f["tags"], f["tag_discard"])
+        for t, a, u, d in zip(*(cells(f[c]) for c in ("tagger", "tag_answer", "tags", "tag_discard")))
     ]
 
 
@@ -214,7 +214,7 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
     add_looked_up(f, relation[["viewer_id", *rel]].assign(has_relation=True), ["viewer_id"], [*rel, "has_relation"])
     f["has_relation"] = f["has_relation"].eq(True)
     f["closeness_level"] = f["closeness_level"].where(f["has_relation"], config.first_time_viewer.closeness_level).astype("int64")
-    f["answered_topics"] = [a if isinstance(a, list) else [] for a in f["answered_topics"]]
+    f["answered_topics"] = [a if isinstance(a, list) else [] for a in cells(f["answered_topics"])]
 
     sent = f["sent_at_ns"].to_numpy(dtype="int64")
     has_last = f["last_replied_ns"].notna().to_numpy()
@@ -234,9 +234,9 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     as sets and maps: a handful of lookups per line, with no per-call joins (a live batch of a
     few lines costs a few lookups, not a few dozen table operations)."""
     # A character's vocabulary and thresholds may differ between sheet versions: key by both.
-    keys = list(zip(f["character_id"], f[VERSION]))
+    keys = list(zip(cells(f["character_id"]), cells(f[VERSION])))
     sheets = {}
-    for k, banned, world, mins in zip(keys, f["banned_tags"], f["world_topic_tags"], f["min_closeness_by_topic"]):
+    for k, banned, world, mins in zip(keys, *(cells(f[c]) for c in ("banned_tags", "world_topic_tags", "min_closeness_by_topic"))):
         if k not in sheets:
             sheets[k] = (frozenset(banned), frozenset(world), mins)
     default = float(config.missing_topic_min_closeness)
@@ -244,7 +244,7 @@ def _tag_facts(f: pd.DataFrame, config: LivePickConfig) -> None:
     # repeat a few tag lists; only the answered tag depends on the viewer.
     facts: dict[tuple, tuple] = {}
     per_line, answered_tag = [], []
-    for k, tags, answered in zip(keys, f["tags"], f["answered_topics"]):
+    for k, tags, answered in zip(keys, cells(f["tags"]), cells(f["answered_topics"])):
         tags = tags if isinstance(tags, list) else []
         try:
             key = (k, tuple(tags))

@@ -217,9 +217,20 @@ def _bases(c: Columns, config: LivePickConfig) -> list[tuple[list[dict], list[st
             c["donation_amount"], c["is_question"], tag_evs(c, c["first_tag"]), c["has_relation"], c["closeness_level"],
             c["last_replied_at"], c["sent_at"], c["reply_cooldown_sec"], c["cooldown_elapsed_sec"], who, shown,
             not_answered, first_viewer):
-        e = [ev("live_chat", "donation_amount", donation), ev("live_chat", "is_question", question), tag_ev,
-             *_viewer_evidence(known, closeness, last),
-             ev("live_chat", "sent_at", sent), ev("character_sheet", "reply_cooldown_sec", cooldown)]
+        # `ev` and `_viewer_evidence` written out: every ranked line cites six or seven values
+        if known:
+            e = [{"dataset": "live_chat", "field": "donation_amount", "value": donation},
+                 {"dataset": "live_chat", "field": "is_question", "value": question}, tag_ev,
+                 {"dataset": "viewer_relation", "field": "closeness_level", "value": closeness},
+                 {"dataset": "viewer_relation", "field": "last_replied_at", "value": last},
+                 {"dataset": "live_chat", "field": "sent_at", "value": sent},
+                 {"dataset": "character_sheet", "field": "reply_cooldown_sec", "value": cooldown}]
+        else:
+            e = [{"dataset": "live_chat", "field": "donation_amount", "value": donation},
+                 {"dataset": "live_chat", "field": "is_question", "value": question}, tag_ev,
+                 {"dataset": "viewer_relation", "field": "viewer_id", "value": 0, "agg": "count"},
+                 {"dataset": "live_chat", "field": "sent_at", "value": sent},
+                 {"dataset": "character_sheet", "field": "reply_cooldown_sec", "value": cooldown}]
         kind = "물은" if question else "보낸"
         if donation > 0:
             first = f"{who_} {won(donation)}을 얹어 {kind} {shown_} 이야기입니다."
@@ -250,7 +261,7 @@ def ranked(base: tuple[list[dict], list[str], str | None], verdict: str, rank: i
     """A ranked line's evidence and summary: its rank-free part and what its place decides — rank
     `rank` of the `n` lines left in its window."""
     cited, parts, _ = base
-    count = ev("live_chat", "msg_id", n, agg="count")
+    count = {"dataset": "live_chat", "field": "msg_id", "value": n, "agg": "count"}
     if verdict == V.PICK:
         last = f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다."
     else:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
+from rules.common.evidence import cells
 from rules.common.gates import Screen, gathered, screen, trim, trim_column
 from rules.live_pick.config import LivePickConfig
 from schemas import columns, row_checker
@@ -95,9 +96,9 @@ def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, 
     )
     chat = chat_s.rows
     # Exact integer nanoseconds: a float round-trip would blur instants this large.
-    last = {v: ns for v, ns in zip(relation["viewer_id"], relation["last_replied_ns"]) if ns is not pd.NA}
+    last = {v: ns for v, ns in zip(cells(relation["viewer_id"]), cells(relation["last_replied_ns"])) if ns is not pd.NA}
     after = pd.Series(
-        [v in last and s < last[v] for v, s in zip(chat["viewer_id"], chat["sent_at_ns"])], index=chat.index
+        [v in last and s < last[v] for v, s in zip(cells(chat["viewer_id"]), cells(chat["sent_at_ns"]))], index=chat.index
     )
     chat_s.reject(
         after,
