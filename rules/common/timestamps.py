@@ -228,6 +228,16 @@ def _common_forms(values: list) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return at, codes.astype(np.intp), [str(x) for x in suffixes]
 
 
+def stored_column(values: list, tz: str) -> Column:
+    """`read_column` of values the gates let through before they were stored (read back to be
+    judged): raises ValueError naming the first that is no longer a timestamp."""
+    column = read_column(values, tz)
+    if not column.ok.all():
+        i = int(np.flatnonzero(~column.ok)[0])
+        raise ValueError(f"stored timestamp {values[i]!r} {column.problems[i][1]}")
+    return column
+
+
 def read_many(values: list, tz: str) -> list[tuple[Stamp | None, tuple[str, str] | None]]:
     """`read` of every value, the same results (`read_column`, as `read` answers)."""
     return read_column(values, tz).stamps()

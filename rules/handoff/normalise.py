@@ -15,6 +15,7 @@ import pandas as pd
 
 from rules.common import gates, jsonl, storage, timestamps
 from rules.common.distinct import each_value
+from rules.common.evidence import cells
 from rules.common.gates import Screen, gathered, int_or_none, trim, trim_column
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
@@ -132,7 +133,7 @@ def restore(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str,
     """Re-derive exact instants and integer types after a round-trip through storage."""
     out = {name: storage.nulls_as_none(tables[name].copy()) for name in INPUT_DATASETS}
     m = out["chat_messages"]
-    m["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in m["sent_at"]], dtype="int64")
+    m["sent_at_ns"] = pd.array(timestamps.stored_column(cells(m["sent_at"]), config.timezone).ns, dtype="int64")
     out["handoff_phrases"]["first_reply_min"] = int_or_none(out["handoff_phrases"]["first_reply_min"])
     return out
 

@@ -127,9 +127,9 @@ def restore(tables: dict[str, pd.DataFrame], config: LivePickConfig) -> dict[str
     """
     tz = config.timezone
     chat = tables["live_chat"].copy()
-    stamps = [timestamps.parse(v, tz) for v in chat["sent_at"]]
-    chat["sent_at_ns"] = pd.array([s.ns for s in stamps], dtype="int64")
-    chat["sent_at_form"] = [s.form for s in stamps]
+    stamps = timestamps.stored_column(cells(chat["sent_at"]), tz)
+    chat["sent_at_ns"] = pd.array(stamps.ns, dtype="int64")
+    chat["sent_at_form"] = stamps.forms.tolist()
     chat["is_question"] = chat["is_question"].astype(bool)
     chat["donation_amount"] = chat["donation_amount"].astype("int64")
     rel = tables["viewer_relation"].copy()

@@ -23,6 +23,7 @@ from typing import Protocol, Sequence
 
 import pandas as pd
 
+from rules.common.evidence import cells
 from rules.common.timestamps import NS_PER_SEC
 
 TAGGERS = ("gold", "lexicon", "kiwi", "openai")
@@ -106,7 +107,7 @@ def tag_lines(chat: pd.DataFrame, sheet: pd.DataFrame, source, window_seconds: i
     if isinstance(source, str):
         source = tag_source(source)
     if source is None or source.name == "gold":
-        tags = [list(t) if isinstance(t, list) else None for t in chat["topic_tags"]]
+        tags = [list(t) if isinstance(t, list) else None for t in cells(chat["topic_tags"])]
         return pd.DataFrame({"answer": tags, "tags": tags, "discard": None, "tagger": "gold"}, index=chat.index, dtype=object)
     vocab = vocabularies(chat, sheet)
     step = window_seconds * NS_PER_SEC  # budgets are per (character, window)

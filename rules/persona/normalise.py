@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
+from rules.common.evidence import cells
 from rules.common.gates import DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim_column
 from rules.persona.config import PersonaConfig
 from schemas import columns, row_checker
@@ -58,7 +59,7 @@ def restore_turns(turns: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
     """Re-derive instants and integer types after storage (nullable ints come back as float)."""
     turns = turns.copy()
     turns["stated_age"] = int_or_none(turns["stated_age"])
-    turns["created_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in turns["created_at"]], dtype="int64")
+    turns["created_at_ns"] = pd.array(timestamps.stored_column(cells(turns["created_at"]), config.timezone).ns, dtype="int64")
     return storage.nulls_as_none(turns)
 
 

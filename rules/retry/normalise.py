@@ -15,6 +15,7 @@ import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
 from rules.common.distinct import each_value
+from rules.common.evidence import cells
 from rules.common.gates import Normalised, Screen, gathered, screen, trim, trim_column
 from rules.retry import text
 from rules.retry.config import RetryConfig
@@ -95,7 +96,7 @@ def derive(events: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     key, the words and the squashed text."""
     events = events.copy(deep=False)  # new columns only: the caller's frame keeps its own
     if "sent_at_ns" not in events:
-        events["sent_at_ns"] = pd.array([timestamps.parse(v, config.timezone).ns for v in events["sent_at"]], dtype="int64")
+        events["sent_at_ns"] = pd.array(timestamps.stored_column(cells(events["sent_at"]), config.timezone).ns, dtype="int64")
     # Keys and words recur: each is kept once (interned), not once per event, and worked out once
     # per distinct text (retries repeat their text).
     events["surface_key"] = each_value(lambda k: sys.intern(surface_key(k)), events["surface_key_raw"])

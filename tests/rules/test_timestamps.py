@@ -286,3 +286,17 @@ def test_wall_seconds_of_any_time_of_day(moment):
 def test_wall_seconds_of_nothing():
     seconds, missing = wall_seconds(np.array([], dtype="U19"))
     assert seconds.shape == missing.shape == (0,)
+
+
+def test_stored_values_are_read_column_wise_as_one_by_one_and_a_broken_one_is_named():
+    from rules.common import timestamps
+
+    values = ["2026-09-08T10:00:00", "2026-09-08T10:00:00.5+09:00", "2026-03-08T02:30:00", " 2026-09-08 01:00:00Z ",
+              "2026-02-28T23:59:59-05:00", "1850-06-01T12:00:00"]
+    for tz in ("Asia/Seoul", "America/New_York", "UTC"):
+        column = timestamps.stored_column(values, tz)
+        assert column.ns.tolist() == [timestamps.parse(v, tz).ns for v in values]
+        assert column.forms.tolist() == [timestamps.parse(v, tz).form for v in values]
+    with pytest.raises(ValueError, match="stored timestamp '2026-02-30T00:00:00' is not ISO-8601"):
+        timestamps.stored_column([values[0], "2026-02-30T00:00:00", None], "UTC")
+    assert timestamps.stored_column([], "UTC").ns.tolist() == []
