@@ -107,21 +107,28 @@ def _consistent(c, config):
             c["avoided"], avoided_text, c["user_topic_tag"], c["topic_tag"], c["profile_forbidden_topic"], c["stated_age"],
             c["age"], c["stated_job"], c["profile_job"], c["job"], job_text):
         e, parts, matched, unchecked = [], [], [], []
+        # `turn` and `profile` written out: most turns are consistent, and each cites a few values
         if avoided:
-            e += [turn("user_topic_tag", user_tag), turn("topic_tag", tag), profile("forbidden_topic", forbidden)]
+            e += [{"source": "turn", "field": "user_topic_tag", "value": user_tag},
+                  {"source": "turn", "field": "topic_tag", "value": tag},
+                  {"source": "profile", "field": "forbidden_topic", "value": forbidden}]
             parts.append(said)
         if stated_age is not None:
-            e += [turn("stated_age", stated_age), profile("age", age)]
+            e += [{"source": "turn", "field": "stated_age", "value": stated_age},
+                  {"source": "profile", "field": "age", "value": age}]
             (matched if age is not None else unchecked).append(f"나이 {stated_age}세")
         if job_said is not None:
-            e += [turn("stated_job", stated_job), profile("job", profile_job)]
+            e += [{"source": "turn", "field": "stated_job", "value": stated_job},
+                  {"source": "profile", "field": "job", "value": profile_job}]
             (matched if job is not None else unchecked).append(job_said)
         if matched:
             parts.append(same(", ".join(matched)))
         if unchecked:
             parts.append(skipped(", ".join(unchecked)))
         if not parts:
-            e += [turn("stated_age", None), turn("stated_job", stated_job), turn("topic_tag", tag)]
+            e += [{"source": "turn", "field": "stated_age", "value": None},
+                  {"source": "turn", "field": "stated_job", "value": stated_job},
+                  {"source": "turn", "field": "topic_tag", "value": tag}]
             parts.append(NOTHING_STATED)
         cited.append(e)
         summaries.append(" ".join(parts))
