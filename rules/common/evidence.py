@@ -78,12 +78,17 @@ def plain_values(column: pd.Series) -> list:
     return [v if type(v) in _AS_IS else convert(v) for v in cells]
 
 
-def plain_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list]:
-    """Each column's cells as plain values (`plain_values`), by column name: of every column, or of
-    the `names` (each naming one column), read in place where `frame[names]` would copy them."""
+def _named(frame: pd.DataFrame, names: list[str] | None) -> list[tuple[str, pd.Series]]:
+    """(name, column) of every column of the frame, or of the `names` (each naming one column), read
+    in place where `frame[names]` would copy them."""
     if names is not None:
-        return {name: plain_values(frame[name]) for name in names}
-    return {name: plain_values(frame.iloc[:, i]) for i, name in enumerate(frame.columns.tolist())}
+        return [(name, frame[name]) for name in names]
+    return [(name, frame.iloc[:, i]) for i, name in enumerate(frame.columns.tolist())]
+
+
+def plain_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list]:
+    """Each column's cells as plain values (`plain_values`), by column name (`_named`)."""
+    return {name: plain_values(column) for name, column in _named(frame, names)}
 
 
 def rows_of(columns: dict[str, list]) -> list[dict]:
@@ -110,14 +115,13 @@ def cells(column: pd.Series) -> list:
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
-def record_columns(frame: pd.DataFrame) -> dict[str, list]:
+def record_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list]:
     """Each column's cells as `frame.to_dict("records")` gives them, by column name: each column's
     cells are what iterating it gives (NumPy cells as Python scalars, an extension column's own
     cells: NA, Timestamps), and the cells of object and extension columns are boxed as `to_dict`
-    boxes them; only cells of other types than the common ones take the call."""
+    boxes them; only cells of other types than the common ones take the call. By column name (`_named`)."""
     out = {}
-    for i, name in enumerate(frame.columns.tolist()):
-        column = frame.iloc[:, i]
+    for name, column in _named(frame, names):
         values = cells(column)
         if (column.dtype == object or isinstance(column.dtype, ExtensionDtype)) and not set(map(type, values)) <= _UNBOXED:
             values = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in values]

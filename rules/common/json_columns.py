@@ -129,7 +129,11 @@ def _refuse_non_finite_where_null(values: list, texts: pa.Array) -> None:
     ±Infinity. orjson writes those as null, so only a value whose text holds "null" may hold one:
     those values (None inside a list, or "null" inside a text, are the usual ones) go through
     `write_jsonl`'s screen, and the walk where the screen is unsure. retry's evidence holds no
-    null; live_pick's holds one in a third of the rows, persona's in two fifths."""
+    null, which one search of the texts' bytes finds (in half the time of Arrow's search value by
+    value); live_pick's holds one in a third of the rows, persona's in two fifths."""
+    data = texts.buffers()[2]
+    if data is None or data.to_pybytes().find(b"null") < 0:  # the whole buffer: what every value holds, and more
+        return
     at = np.flatnonzero(pc.fill_null(pc.match_substring(texts, "null"), False).to_numpy(zero_copy_only=False))
     if not len(at):
         return

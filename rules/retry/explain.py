@@ -92,7 +92,7 @@ def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
     their verdict and baseline call for — no dict per row, no builder call per row."""
     if not set(CONTEXT) <= set(f.columns):
         f = f.assign(**explain_context(f))
-    c = evidence.record_columns(f[USED])
+    c = evidence.record_columns(f, USED)
     d = config.display_decimals
     ctx = _Said(d)
     cited, reasons = [], []
