@@ -94,7 +94,9 @@ def _message_presence(s: Screen) -> None:
     room = s.field("room_id")
     s.reject(each_value(_blank, room).astype(bool), EMPTY_ROOM_ID, "room_id is empty: the message belongs to no room and is left out")
     missing = each_value(_blank, s.field("sent_at")).astype(bool)
-    reasons = room[missing.index].map(lambda r: f"sent_at is missing: the message is left out and room '{trim(r)}' is held")
+    at = missing.index[missing.to_numpy()]  # worded for the messages left out alone, not every message
+    reasons = pd.Series([f"sent_at is missing: the message is left out and room '{trim(r)}' is held" for r in room.loc[at].tolist()],
+                        index=at, dtype=object)
     s.reject(missing, MISSING_SENT_AT, reasons)
 
 
