@@ -89,7 +89,7 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
         [V.HELD_STATUS, V.LISTED, V.UNLISTED], V.OUT_OF_SCOPE,
     )
     f.loc[f["held"], "verdict"] = None
-    day_rooms = f[f["of_day"]].copy()
+    day_rooms = f.take(np.flatnonzero(f["of_day"].to_numpy(dtype=bool)))  # a frame of its own, copied once
     listed = day_rooms["status"] == V.LISTED
     wanted = [c for c in EXPLAIN_COLUMNS if c in day_rooms.columns]
     cited, summaries, hedges = explain(day_rooms.loc[listed, wanted], config) if listed.any() else ([], [], [])
@@ -99,7 +99,11 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
     unseen = _held_without_messages(tables["held"], set(f["room_id"]), day)
     if len(unseen):
         day_rooms = pd.concat([day_rooms.astype(object), unseen], ignore_index=True)
-    return day_rooms.sort_values("room_id", kind="stable").reset_index(drop=True)
+    # Rooms come in room order already unless held ones were added: sorting them again copied every column.
+    if len(unseen) or not day_rooms["room_id"].is_monotonic_increasing:
+        day_rooms = day_rooms.sort_values("room_id", kind="stable")
+    day_rooms.index = pd.RangeIndex(len(day_rooms))
+    return day_rooms
 
 
 # -- per-room facts ----------------------------------------------------------------------------

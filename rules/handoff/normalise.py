@@ -85,8 +85,9 @@ def _expand(s: Screen, cols: tuple[str, ...]) -> None:
 
 
 def _accepted(s: Screen) -> pd.DataFrame:
-    frame = s.accepted()
-    return frame.rename(columns={c: c[len("_col_"):] for c in frame.columns if c.startswith("_col_")})
+    frame = s.accepted()  # a frame of its own: renamed in place, where `rename` would copy every column
+    frame.columns = [c[len("_col_"):] if c.startswith("_col_") else c for c in frame.columns]
+    return frame
 
 
 def _message_presence(s: Screen) -> None:
@@ -118,7 +119,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised
     m = msg_s.rows
     m["room_id"] = trim_column(m["room_id"])
     m["sent_at"] = trim_column(m["sent_at"])
-    stamps = msg_s.stamps("sent_at", tz, note=m["room_id"].map(lambda r: f": room '{r}' is held"))
+    stamps = msg_s.stamps("sent_at", tz, note=lambda at: m["room_id"].loc[at].map(lambda r: f": room '{r}' is held"))
     m = msg_s.rows
     m["sent_at_ns"] = stamps["ns"]
 

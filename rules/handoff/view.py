@@ -18,6 +18,7 @@ import json
 import re
 from datetime import date, datetime, time, timedelta
 
+import numpy as np
 import pandas as pd
 
 from rules.common import timestamps
@@ -80,12 +81,14 @@ def combine(per_day: dict[str | None, dict[str, pd.DataFrame]], day: str | None,
     order = [day] + sorted(d for d in per_day if d != day) if day is not None else list(per_day)
     chat_days = sorted(per_day, key=lambda d: "" if d is None else d)
 
-    messages = pd.concat(
-        [per_day[d]["chat_messages"].assign(partition_day=d) for d in chat_days], ignore_index=True
-    ) if per_day else pd.DataFrame()
+    parts = [_with_day(per_day[d]["chat_messages"], d) for d in chat_days]
+    messages = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else pd.DataFrame()
     repeated = messages["message_id"].duplicated(keep="first")
-    held = [_repeated_rows(messages[repeated], messages[~repeated])]
-    messages = messages[~repeated].reset_index(drop=True)
+    held = []
+    if repeated.any():
+        kept = messages[~repeated]
+        held.append(_repeated_rows(messages[repeated], kept))
+        messages = kept.reset_index(drop=True)
 
     rooms = pd.concat([per_day[d]["rooms"] for d in order], ignore_index=True).drop_duplicates("room_id", keep="first")
     quarantine = pd.concat(
@@ -106,6 +109,13 @@ def combine(per_day: dict[str | None, dict[str, pd.DataFrame]], day: str | None,
         "held": held_frame[HELD_COLUMNS],
         "scope": pd.DataFrame({"day": [day], "lookahead_end_ns": [_lookahead_end(per_day, day, config)]}, dtype=object),
     }
+
+
+def _with_day(messages: pd.DataFrame, day: str | None) -> pd.DataFrame:
+    """A day's messages with their `partition_day`, over the same column arrays (`assign` copied them all)."""
+    columns = {c: messages[c]._values for c in messages.columns}
+    columns["partition_day"] = np.full(len(messages), day, dtype=object)
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(messages)), copy=False)
 
 
 def _lookahead_end(per_day: dict, day: str | None, config: HandoffConfig) -> int | None:
@@ -152,28 +162,36 @@ def _message_rows(quarantine: pd.DataFrame) -> pd.DataFrame:
 
 
 def _roomless_rows(messages: pd.DataFrame, rooms: pd.DataFrame, quarantine: pd.DataFrame) -> pd.DataFrame:
-    """Rooms with messages but no valid rooms row: the rooms rows that failed, or a row saying none exists."""
-    missing = sorted(set(messages["room_id"]) - set(rooms["room_id"])) if len(messages) else []
+    """Rooms with messages but no valid rooms row: the rooms rows that failed, or a row saying none exists.
+
+    Rows are gathered as records and made a frame once: a frame per room cost 0.3 ms each, and a
+    million messages hold thousands of such rooms."""
+    if not len(messages):
+        return _empty_held()
+    codes, seen = exact_factorize(messages["room_id"])  # a room per code, whatever NUL it holds
+    seen = seen.tolist()
+    missing = sorted(set(seen) - set(rooms["room_id"]))
     if not missing:
         return _empty_held()
+    # Codes number the rooms in order of first appearance: the running maximum rises at each room's first message.
+    first_row = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
+    code_of = {room: k for k, room in enumerate(seen)}
+    days = messages["partition_day"].to_numpy(dtype=object)
     bad_rooms = quarantine[quarantine["dataset"] == "rooms"] if len(quarantine) else quarantine
-    cited = bad_rooms.assign(room_id=[room_in_raw(t) for t in bad_rooms["raw"]]) if len(bad_rooms) else bad_rooms
-    out = []
-    codes, rooms_seen = exact_factorize(messages["room_id"])  # a room per code, whatever NUL it holds
-    known = codes >= 0
-    first_day = pd.Series(messages["partition_day"].to_numpy()[known]).groupby(codes[known]).first()
-    first_day.index = rooms_seen[first_day.index]
+    failed: dict[object, list[dict]] = {}
+    if len(bad_rooms):
+        cited = bad_rooms.assign(room_id=[room_in_raw(t) for t in bad_rooms["raw"]],
+                                 reason=[f"{r}: the room has no valid rooms row and is held" for r in bad_rooms["reason"]])
+        for row in cited[HELD_COLUMNS].to_dict("records"):
+            failed.setdefault(row["room_id"], []).append(row)
+    records = []
     for room in missing:
-        failed = cited[cited["room_id"] == room] if len(cited) else cited
-        if len(failed):
-            out.append(failed.assign(reason=[f"{r}: the room has no valid rooms row and is held" for r in failed["reason"]]))
-        else:
-            out.append(pd.DataFrame([{
-                "room_id": room, "dataset": "rooms", "file": None, "line": None, "id": room,
-                "reason_code": UNKNOWN_ROOM, "reason": f"rooms has no row for '{room}': the room is held",
-                "partition_day": first_day[room],
-            }]))
-    return pd.concat(out, ignore_index=True)[HELD_COLUMNS].astype(object)
+        records += failed.get(room) or [{
+            "room_id": room, "dataset": "rooms", "file": None, "line": None, "id": room,
+            "reason_code": UNKNOWN_ROOM, "reason": f"rooms has no row for '{room}': the room is held",
+            "partition_day": days[first_row[code_of[room]]],
+        }]
+    return pd.DataFrame({c: pd.Series([r[c] for r in records], dtype=object) for c in HELD_COLUMNS})
 
 
 def _repeated_rows(repeated: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 import unicodedata
 
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rules.common.gates import PADDING, trim
+from rules.common.gates import PADDING, row_by_row, trim, trim_column
 from rules.common.jsonl import read_object, read_objects
 
 
@@ -70,3 +73,21 @@ def test_a_model_answer_is_read_with_the_same_bounds(content):
 
     response = httpx.Response(200, json={"choices": [{"message": {"content": content}}]})
     assert parse_content(response) is None
+
+
+def test_an_ascii_value_is_trimmed_by_the_plain_strip_as_by_padding():
+    ascii_padding = {c for c in PADDING if c.isascii()}
+    assert ascii_padding == {chr(c) for c in range(128) if chr(c).isspace()}
+    for c in map(chr, range(128)):
+        assert trim(f"{c}x{c}") == f"{c}x{c}".strip(PADDING)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=st.sampled_from([*PADDING[:40], *PADDING[-40:], "a", "가", " ", "\x00"]),
+                                                       max_size=6)), max_size=30))
+def test_trim_and_trim_column_strip_padding_from_both_ends(values):
+    expected = [v.strip(PADDING) if isinstance(v, str) else v for v in values]
+    assert [trim(v) for v in values] == expected
+    assert trim_column(pd.Series(values, dtype=object)).tolist() == expected
+    with row_by_row():
+        assert trim_column(pd.Series(values, dtype=object)).tolist() == expected

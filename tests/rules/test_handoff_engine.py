@@ -689,3 +689,56 @@ def test_by_room_refuses_a_repeated_room_as_reindex_does():
     f = pd.DataFrame({"room_id": ["R-1"]})
     with pytest.raises((ValueError, pd.errors.InvalidIndexError)):
         _by_room(f, pd.DataFrame({"x": [1, 2]}, index=pd.Index(["R-1", "R-1"])))
+
+
+def _roomless_by_hand(view: dict) -> list[tuple]:
+    """Rooms with messages and no valid rooms row, read plainly: each failed rooms row naming the room,
+    else one unknown_room row dated by the room's first message in view."""
+    messages, valid = view["chat_messages"], set(view["rooms"]["room_id"])
+    first_day = {}
+    for r, d in zip(messages["room_id"], messages["partition_day"]):
+        first_day.setdefault(r, d)
+    held = view["held"]
+    failed = held[(held["dataset"] == "rooms") & (held["reason_code"] != "unknown_room")]
+    out = []
+    for r in sorted(set(messages["room_id"]) - valid):
+        rows = failed[failed["room_id"] == r]
+        out += [(r, "rooms", row["reason_code"], row["line"], row["partition_day"]) for _, row in rows.iterrows()] \
+            or [(r, "rooms", "unknown_room", None, first_day[r])]
+    return out
+
+
+@pytest.mark.parametrize("day", [None, "2026-10-01", "2026-10-02"])
+def test_rooms_without_a_valid_row_are_held_one_row_each_or_their_failed_rows(day):
+    messages = [msg("M-1", "R-1", "customer", "문의", at("10:00:00")),
+                msg("M-2", "R\x00b", "customer", "문의", at("23:59:00", "2026-09-30")),
+                msg("M-3", "R\x00a", "customer", "문의", at("00:00:10", "2026-10-02")),
+                msg("M-4", "R\x00b", "ai", "답.", at("00:01:00")),
+                msg("M-5", "R-5", "customer", "또", at("11:00:00", "2026-10-02")),
+                msg("M-6", "R-6", "customer", "또", at("11:00:00")),
+                msg("M-7", "R\x00a", "ai", "답.", at("00:00:20", "2026-10-02"))]
+    rooms = [room("R-1"), {"room_id": "R-5", "customer_id": "C-5", "closed_by": "bot"}, {"room_id": "R-5", "customer_id": " "},
+             {"room_id": "R-6", "customer_id": 6}, room("R\x00c")]
+    _, view = build(messages, rooms, day=day)
+    held = view["held"]
+    got = [(r, ds, code, line if line is None else int(line), pday) for r, ds, code, line, pday
+           in held.loc[held["dataset"] == "rooms", ["room_id", "dataset", "reason_code", "line", "partition_day"]].values.tolist()]
+    assert got == _roomless_by_hand(view)
+    assert {r for r, *_ in got} >= ({"R-6", "R\x00a"} if day == "2026-10-02" else {"R\x00b", "R-6"})
+    assert [code for r, _, code, *_ in got if r == "R-5"] in ([], ["schema", "missing_customer"])
+
+
+def test_a_message_id_seen_on_an_earlier_day_holds_the_later_copys_room():
+    messages = [msg("M-1", "R-1", "customer", "문의", at("10:00:00")), msg("M-2", "R-1", "ai", "답.", at("10:00:10")),
+                msg("M-1", "R-2", "customer", "또", at("09:00:00", "2026-10-02")),
+                msg("M-3", "R-2", "ai", "답.", at("09:00:05", "2026-10-02"))]
+    _, view = build(messages, [room("R-1"), room("R-2")], day="2026-10-01")
+    m = view["chat_messages"]
+    assert m[["message_id", "room_id", "partition_day"]].values.tolist() == [
+        ["M-1", "R-1", "2026-10-01"], ["M-2", "R-1", "2026-10-01"], ["M-3", "R-2", "2026-10-02"]]
+    assert list(m.index) == [0, 1, 2]
+    held = view["held"]
+    assert held[["room_id", "id", "reason_code", "reason", "partition_day"]].values.tolist() == [
+        ["R-2", "M-1", "duplicate_id", "message_id 'M-1' repeats a message of 2026-10-01: room 'R-2' is held", "2026-10-02"]]
+    _, whole = build(messages, [room("R-1"), room("R-2")])
+    assert whole["chat_messages"]["partition_day"].tolist() == [None] * 3 and len(whole["held"]) == 1

@@ -54,6 +54,16 @@ def test_each_bad_message_lands_in_quarantine_with_its_reason(row, code):
     assert norm.reconciliation()["chat_messages"] == {"raw": 1, "normalised": 0, "quarantined": 1, "reconciles": True}
 
 
+def test_a_bad_time_names_the_room_it_holds_among_good_messages():
+    norm = gate([msg("M-1", "R-1", "ai", "x", at("10:00:00")), {**msg("M-2", " R-2 ", "ai", "x", at("10:00:00")), "sent_at": "10시"},
+                 msg("M-3", "R-1", "ai", "x", at("10:01:00")), {**msg("M-4", "R-3", "ai", "x", at("10:00:00")), "sent_at": "2026-13-01"}],
+                [room("R-1"), room("R-2"), room("R-3")])
+    assert list(norm.messages["message_id"]) == ["M-1", "M-3"]
+    assert norm.quarantine.set_index("id")["reason"].to_dict() == {
+        "M-2": "sent_at '10시' is not ISO-8601: room 'R-2' is held",
+        "M-4": "sent_at '2026-13-01' is not ISO-8601: room 'R-3' is held"}
+
+
 def test_codes_and_ids_are_trimmed_and_text_is_kept_as_written():
     norm = gate([msg(" M-1 ", " R-1 ", " ai ", "  안녕하세요  ", at("10:00:00"), " A-1 ")], [room(" R-1 ", " C-1 ", " ai ")])
     m, r = norm.messages.iloc[0], norm.rooms.iloc[0]
