@@ -20,7 +20,7 @@ from rules.common.distinct import exact_duplicated
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.lookup import add_looked_up
 from rules.common.gates import trim
-from rules.common.ordering import stable_order
+from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
 from rules.common.timestamps import local_day
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
@@ -113,10 +113,9 @@ def ordered_messages(messages: pd.DataFrame) -> pd.DataFrame:
     """Messages in order of room, time and id, with `seq` (the place in its room, from 0) and
     `room_no` (the room's place among the rooms, from 0: each room's messages are contiguous, so
     per-room sums are `bincount`s by position rather than groupbys on the room id text)."""
-    m = messages.take(stable_order(messages, ["room_id", "sent_at_ns", "message_id"])).reset_index(drop=True)
-    rooms = m["room_id"].to_numpy()
-    opens = np.ones(len(m), dtype=bool)
-    opens[1:] = rooms[1:] != rooms[:-1]
+    order, keys = stable_order_and_keys(messages, ["room_id", "sent_at_ns", "message_id"])
+    m = messages.take(order).reset_index(drop=True)
+    opens = runs_start(m["room_id"].to_numpy(), keys[0].take(order) if keys else None)
     room_no = np.cumsum(opens) - 1
     m["room_no"] = room_no
     m["seq"] = np.arange(len(m)) - np.flatnonzero(opens)[room_no] if len(m) else np.zeros(0, dtype=np.int64)
@@ -188,7 +187,8 @@ def _by_room(f: pd.DataFrame, per_room: pd.DataFrame) -> None:
 
 def _triggers(f: pd.DataFrame, m: pd.DataFrame, phrases: pd.DataFrame, config: HandoffConfig) -> None:
     """The first customer message holding a phrase, the phrase chosen, and ai answers after it."""
-    customer = m[m["sender"] == "customer"]
+    # Rows and columns taken at once: a boolean index copies every column of a million messages.
+    customer = m.loc[m["sender"].eq("customer").to_numpy(), ["room_id", "seq", "message_id", "text", "sent_at", "sent_at_ns"]]
     best = best_match(customer["text"], phrases, config.phrase_matching)
     hits = customer.loc[best.index, ["room_id", "seq", "message_id", "text", "sent_at", "sent_at_ns"]].join(best)
     first = hits.sort_values(["room_id", "seq"]).drop_duplicates("room_id").set_index("room_id")
@@ -231,7 +231,7 @@ def _literal_triggers(f: pd.DataFrame, m: pd.DataFrame, customer: pd.DataFrame, 
 def _citations(f: pd.DataFrame, m: pd.DataFrame, articles: pd.DataFrame) -> None:
     """AI answers whose citation is missing or not a listed article, in message order."""
     known = set(articles["article_id"].map(trim))
-    ai = m[m["sender"] == "ai"]
+    ai = m.loc[m["sender"].eq("ai").to_numpy(), ["room_id", "message_id", "cited_article_id", "text"]]
     cited = ai["cited_article_id"].map(lambda v: trim(v) if isinstance(v, str) else None)
     bad = ai[~cited.isin(known) | cited.isna()]
     lists: dict[str, list] = {}
@@ -248,7 +248,7 @@ def _citations(f: pd.DataFrame, m: pd.DataFrame, articles: pd.DataFrame) -> None
 def _handoff(f: pd.DataFrame, m: pd.DataFrame) -> None:
     """Decision: the handoff is the trigger, when a counselor message follows it; wait to the first such message."""
     follows = m["sender"].eq("counselor").to_numpy() & (m["seq"].to_numpy() > _per_message(m, f["trigger_seq"]))
-    first = m[follows].drop_duplicates("room_id").set_index("room_id")
+    first = m.loc[follows, ["room_id", "sent_at", "sent_at_ns"]].drop_duplicates("room_id").set_index("room_id")
     _by_room(f, pd.DataFrame({"first_counselor_at": first["sent_at"], "counselor_ns": first["sent_at_ns"]}))
     handed = f["counselor_ns"].notna()
     f["handoff_at"] = f["trigger_sent_at"].where(handed, None)
@@ -272,8 +272,9 @@ def _next_room(f: pd.DataFrame) -> None:
     """The same customer's first room whose first message comes strictly after closed_at."""
     f["next_room_id"] = None
     f["next_first_ns"] = pd.array([pd.NA] * len(f), dtype="Int64")
-    closed = f[f["closed_ns"].notna() & f["customer_id"].notna()]
-    candidates = f[f["customer_id"].notna()][["customer_id", "first_ns", "room_id"]]
+    known = f["customer_id"].notna()
+    closed = f.loc[f["closed_ns"].notna() & known, ["room_id", "customer_id", "closed_ns"]]
+    candidates = f.loc[known, ["customer_id", "first_ns", "room_id"]]
     if closed.empty or candidates.empty:
         _next_facts(f)
         return
@@ -281,7 +282,7 @@ def _next_room(f: pd.DataFrame) -> None:
     candidates = candidates.take(stable_order(candidates, ["first_ns", "room_id"]))
     candidates = candidates[~exact_duplicated(candidates, ["customer_id", "first_ns"])]
     candidates = candidates.rename(columns={"room_id": "next_id", "first_ns": "next_ns"}).astype({"next_ns": "int64"})
-    left = closed[["room_id", "customer_id", "closed_ns"]].astype({"closed_ns": "int64"}).sort_values("closed_ns")
+    left = closed.astype({"closed_ns": "int64"}).sort_values("closed_ns")
     found = pd.merge_asof(left, candidates.sort_values("next_ns"), left_on="closed_ns", right_on="next_ns",
                           by="customer_id", direction="forward", allow_exact_matches=False).set_index("room_id")
     _by_room(f, pd.DataFrame({"next_room_id": found["next_id"], "next_first_ns": found["next_ns"]}))
@@ -293,7 +294,7 @@ def _next_facts(f: pd.DataFrame) -> None:
     f["reentry_us"] = (f["next_first_ns"] - f["closed_ns"]) // 1000
     f["reentry_h"] = hundredths(f["reentry_us"], US_PER_HOUR)
     f["reentry_hours"] = [as_number(h) for h in f["reentry_h"]]
-    nxt = f.set_index("room_id")
+    nxt = f[["room_id", "first_sent_at", "first_text", "first_sender", "on_time", "wait_us"]].set_index("room_id")
     nxt = pd.DataFrame({
         "next_first_sent_at": nxt["first_sent_at"],
         "next_first_text": nxt["first_text"].where(nxt["first_sender"] == "customer"),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.ordering import stable_order
+from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
 
 TEXT = st.one_of(st.sampled_from(["", "a", "A", "ab", "a b", "가", "가나", "각", "é", "e\u0301", "😀", "\U0010ffff",
                                   "\uffff", "S-10", "S-9", "s-1"]),
@@ -66,3 +67,22 @@ def test_text_keys_sort_by_code_point_as_python_does():
 def test_a_trailing_nul_sorts_after_the_text_without_it():
     frame = pd.DataFrame({"k": ["a\x00", "a", "", "\x00"]})
     assert [frame["k"][i] for i in stable_order(frame, ["k"])] == ["", "\x00", "a", "a\x00"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["R-1", "R-1\x00", "R\x00-1", "가", "", "R-2"]), max_size=40))
+def test_runs_start_where_a_neighbour_differs_whether_compared_as_arrow_text_or_objects(values):
+    values = np.array(sorted(values), dtype=object)
+    want = [i == 0 or values[i] != values[i - 1] for i in range(len(values))]
+    assert runs_start(values).tolist() == want
+    assert runs_start(values, pa.array(values.tolist(), type=pa.string())).tolist() == want
+    with_null = np.array([*values.tolist(), None, None], dtype=object)
+    assert runs_start(with_null, pa.array(with_null.tolist(), type=pa.string())).tolist() == [*want, True, False]
+
+
+def test_stable_order_and_keys_gives_the_arrow_keys_it_sorted_or_none():
+    frame = pd.DataFrame({"a": ["b", "a", "b"], "n": [2, 1, 0], "mixed": pd.Series([3, 2.5, None], dtype=object)})
+    order, keys = stable_order_and_keys(frame, ["a", "n"])
+    assert order.tolist() == [1, 2, 0] and [k.to_pylist() for k in keys] == [["b", "a", "b"], [2, 1, 0]]
+    order, keys = stable_order_and_keys(frame, ["mixed"])
+    assert keys is None and order.tolist() == stable_order(frame, ["mixed"]).tolist()
