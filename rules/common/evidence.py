@@ -123,10 +123,18 @@ def record_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[
     out = {}
     for name, column in _named(frame, names):
         values = cells(column)
-        if (column.dtype == object or isinstance(column.dtype, ExtensionDtype)) and not set(map(type, values)) <= _UNBOXED:
-            values = [v if type(v) in _UNBOXED else maybe_box_native(v) for v in values]
+        if column.dtype == object or isinstance(column.dtype, ExtensionDtype):
+            boxed = {kind for kind in set(map(type, values)) - _UNBOXED if _boxes(kind)}
+            if boxed:  # a column of Fractions, say, is given back as it is, without a call per cell
+                values = [maybe_box_native(v) if type(v) in boxed else v for v in values]
         out[name] = values
     return out
+
+
+def _boxes(kind: type) -> bool:
+    """Whether `maybe_box_native` may change a value of this type: numbers (a subclass of int or
+    float becomes the plain one), NumPy scalars and NA. Any other value it gives back as it is."""
+    return issubclass(kind, (int, float, np.generic)) or kind is type(pd.NA)
 
 
 def frame_records(frame: pd.DataFrame) -> list[dict]:

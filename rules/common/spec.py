@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
+from rules.common.frames import taken
 from rules.common.gates import Normalised
 
 Loader = Callable[["DomainSpec", Path, "str | None"], tuple[Normalised, Normalised, Any]]
@@ -106,7 +107,7 @@ def day_loader(spec: DomainSpec, input_dir: Path, day: str | None):
     raw = spec.read_input_dir(input_dir)
     lines = raw[spec.event_dataset]
     if day and len(lines):
-        raw[spec.event_dataset] = lines[line_days(lines, spec.event_time, config.timezone) == day].reset_index(drop=True)
+        raw[spec.event_dataset] = taken(lines, line_days(lines, spec.event_time, config.timezone).to_numpy() == day)
     norm = spec.normalise(raw, config)
     return norm, norm, config
 

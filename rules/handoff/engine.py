@@ -18,6 +18,7 @@ from pandas.api.extensions import take
 
 from rules.common.distinct import exact_duplicated
 from rules.common.evidence import plain_columns, rows_of
+from rules.common.frames import taken
 from rules.common.lookup import add_looked_up
 from rules.common.gates import trim
 from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
@@ -114,7 +115,7 @@ def ordered_messages(messages: pd.DataFrame) -> pd.DataFrame:
     `room_no` (the room's place among the rooms, from 0: each room's messages are contiguous, so
     per-room sums are `bincount`s by position rather than groupbys on the room id text)."""
     order, keys = stable_order_and_keys(messages, ["room_id", "sent_at_ns", "message_id"])
-    m = messages.take(order).reset_index(drop=True)
+    m = taken(messages, order)
     opens = runs_start(m["room_id"].to_numpy(), keys[0].take(order) if keys else None)
     room_no = np.cumsum(opens) - 1
     m["room_no"] = room_no

@@ -24,6 +24,7 @@ import pandas as pd
 from rules.common import timestamps
 from rules.common.days import line_days
 from rules.common.distinct import exact_duplicated, exact_factorize
+from rules.common.frames import taken
 from rules.common.gates import DUPLICATE_ID, Normalised, trim
 from rules.common.jsonl import encodable
 from rules.handoff.config import HandoffConfig
@@ -63,7 +64,7 @@ def from_raw(raw: dict[str, pd.DataFrame], day: str | None, config: HandoffConfi
     days = line_days(messages, TIME_FIELDS["chat_messages"], config.timezone) if len(messages) else None
     per_day, judged = {}, None
     for d in window_days(day):
-        part = messages[days == d].reset_index(drop=True) if days is not None else messages
+        part = taken(messages, days.to_numpy() == d) if days is not None else messages
         norm = normalise({**raw, "chat_messages": part}, config)
         per_day[d] = {**norm.tables, "quarantine": norm.quarantine}
         judged = norm if d == day else judged

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.distinct import exact_factorize
+from rules.common.frames import renumbered, taken
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
@@ -160,9 +161,9 @@ def judge_arrived(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFram
         return _no_rows(), []
     f = filtered(chat, sheet, relation, config, tags)
     waits = f["verdict"].isna().to_numpy()
-    done = f.loc[~waits].reset_index(drop=True)
+    done = taken(f, ~waits)
     rank_remaining(done, config)
-    w = f.loc[waits].reset_index(drop=True)
+    w = taken(f, waits)
     w["provenance"] = _provenance(w)
     w["base"] = ranked_bases(w, config)
     waiting = plain_records(w[WAITING_COLUMNS]) if len(w) else []
@@ -196,7 +197,7 @@ def features(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, co
 
     `tags` are what the rules use (`tagging`, index-aligned with `chat`; gold when None)."""
     tagging = tag_lines(chat, sheet, None) if tagging is None else tagging
-    f = chat.reset_index(drop=True).copy()
+    f = renumbered(chat.copy())
     f["tags"] = list(tagging["tags"])
     f["tag_answer"] = list(tagging["answer"])
     f["tag_discard"] = list(tagging["discard"])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.distinct import is_text, per_distinct_text
+from rules.common.frames import renumbered
 from rules.common.lookup import add_looked_up
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.gates import int_or_none, trim, trim_column
@@ -85,7 +86,7 @@ def _clean(series: pd.Series) -> pd.Series:
 
 
 def features(turns: pd.DataFrame, profiles: pd.DataFrame) -> pd.DataFrame:
-    f = turns.reset_index(drop=True).copy()
+    f = renumbered(turns.copy())
     f["character_code"] = trim_column(f["character_code_raw"])
     prof = profiles.rename(columns={c: f"profile_{c}" for c in ("age", "job", "forbidden_topic", "character_name", "note", "file", "line")})
     keep = ["character_code", "profile_no", "profile_age", "profile_job", "profile_forbidden_topic", "profile_character_name"]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
+from enum import IntEnum
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -341,8 +344,14 @@ def test_a_function_held_keeps_its_signature_and_kind_and_restores_the_collector
 
 # -- a frame's records, column by column -----------------------------------------------------------
 
+
+class _Code(IntEnum):
+    ONE = 1
+
+
 _CELLS = [None, np.nan, pd.NA, 0, 1, -(2**62), 1.5, -0.0, True, False, "", "한글", [1, "a"], {"k": 1}, np.int64(7),
-          np.float64(2.5), np.bool_(True), pd.Timestamp("2026-09-08T21:14:03", tz="UTC"), pd.NaT]
+          np.float64(2.5), np.bool_(True), pd.Timestamp("2026-09-08T21:14:03", tz="UTC"), pd.NaT, Fraction(1, 3),
+          Decimal("1.50"), _Code.ONE, np.str_("np"), np.datetime64("2026-09-08T01:02:03"), np.timedelta64(5, "s"), (1, 2)]
 _COLUMNS = {
     "int64": lambda n, draw: pd.Series(draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n)), dtype="int64"),
     "float64": lambda n, draw: pd.Series(draw(st.lists(st.floats(), min_size=n, max_size=n)), dtype="float64"),

