@@ -22,3 +22,9 @@ def taken(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     copy of the columns."""
     rows = np.asarray(rows)
     return renumbered(frame.take(np.flatnonzero(rows) if rows.dtype == bool else rows))
+
+
+def columns_of(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """`frame[names]` over the same column arrays, where `frame[names]` copies them all: the
+    columns can be read, and new ones set, but not written in place."""
+    return pd.DataFrame({name: frame[name]._values for name in names}, index=frame.index, columns=names, copy=False)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rules.common.distinct import exact_factorize
-from rules.common.frames import renumbered, taken
+from rules.common.frames import columns_of, renumbered, taken
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
@@ -20,7 +20,7 @@ from rules.common.evidence import cells, plain_columns, plain_records, rows_of
 from rules.common.lookup import add_looked_up
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
-from rules.live_pick.explain import explain, ranked, ranked_bases
+from rules.live_pick.explain import READS, explain, ranked, ranked_bases
 from rules.live_pick.tags import tag_lines
 
 OUTPUT_COLUMNS = [
@@ -66,6 +66,13 @@ def judge(
 PART_ROWS = 50_000
 """Rows explained at once by `judge_parts`."""
 
+PROVENANCE = ("tagger", "tag_answer", "tags", "tag_discard")
+"""The feature columns a line's provenance is made of."""
+
+EXPLAINED = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in ("evidence", "summary", "hedge", "provenance")),
+                                 "verdict", *READS, *PROVENANCE]))
+"""The feature columns a part of decided lines is explained and output from."""
+
 
 def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
                 tags=None, rows: int | None = None):
@@ -79,6 +86,7 @@ def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame,
     f = filtered(chat, sheet, relation, config, tags)
     rank_remaining(f, config)
     order = _ordered(f)
+    f = columns_of(f, EXPLAINED)  # a part takes the columns explaining and output read, not every feature
     for start in range(0, len(f), rows):
         yield _explained(f.iloc[order[start:start + rows]], config)
 
@@ -139,7 +147,7 @@ def _no_rows() -> pd.DataFrame:
 def _provenance(f: pd.DataFrame) -> list[dict]:
     return [
         {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
-        for t, a, u, d in zip(*(cells(f[c]) for c in ("tagger", "tag_answer", "tags", "tag_discard")))
+        for t, a, u, d in zip(*(cells(f[c]) for c in PROVENANCE))
     ]
 
 

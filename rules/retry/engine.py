@@ -15,6 +15,7 @@ import pandas as pd
 
 from rules.common.distinct import exact_factorize
 from rules.common.evidence import plain_columns, rows_of
+from rules.common.frames import columns_of
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
 from rules.retry import verdicts as V
@@ -48,7 +49,7 @@ def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig
     a second, sorted copy of the features, at once."""
     rows = rows or PART_ROWS
     f, order = decided(events, catalog, config)
-    f = f[EXPLAINED] if len(f) else f  # a part takes the columns explaining and output read, not every feature
+    f = columns_of(f, EXPLAINED) if len(f) else f  # a part takes the columns explaining and output read, not every feature
     for start in range(0, max(len(f), 1), rows):
         yield _explained(f.iloc[order[start:start + rows]], config)
 

@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.frames import renumbered, taken
+from rules.common.frames import columns_of, renumbered, taken
 
 
 def _frame(n: int) -> pd.DataFrame:
@@ -36,3 +36,12 @@ def test_renumbered_sets_the_index_of_the_frame_it_is_given_in_place():
     frame = _frame(3)
     same = renumbered(frame)
     assert same is frame and list(frame.index) == [0, 1, 2] and list(frame["n"]) == [0, 2, 4]
+
+
+def test_columns_of_reads_the_columns_in_place_and_leaves_the_frame_alone():
+    frame = _frame(4)
+    got = columns_of(frame, ["maybe", "text"])
+    pd.testing.assert_frame_equal(got, frame[["maybe", "text"]])
+    assert np.shares_memory(got["text"].to_numpy(), frame["text"].to_numpy())
+    got["new"] = 1
+    assert list(frame.columns) == ["text", "n", "maybe"]

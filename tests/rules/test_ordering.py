@@ -25,7 +25,8 @@ def reference(frame, keys, ascending):
 @st.composite
 def frames(draw):
     n = draw(st.integers(0, 30))
-    kinds = draw(st.lists(st.sampled_from(["text", "text_na", "int", "float", "nullable", "bool", "mixed"]), min_size=1, max_size=3))
+    kinds = draw(st.lists(st.sampled_from(["text", "text_na", "int", "float", "nullable", "bool", "mixed", "int_objects",
+                                           "bool_objects", "number_objects"]), min_size=1, max_size=3))
     data = {}
     for i, kind in enumerate(kinds):
         if kind == "text":
@@ -40,6 +41,13 @@ def frames(draw):
             values = pd.Series(draw(st.lists(st.one_of(st.integers(-3, 3), st.none()), min_size=n, max_size=n)), dtype="Int64")
         elif kind == "bool":
             values = pd.Series(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+        elif kind == "int_objects":  # Python ints, missing values, an int past 64 bits now and then
+            values = pd.Series(draw(st.lists(st.one_of(st.integers(-3, 3), st.sampled_from([None, np.nan, 2**63 - 1, -2**63, 2**64])),
+                                             min_size=n, max_size=n)), dtype=object)
+        elif kind == "bool_objects":
+            values = pd.Series(draw(st.lists(st.sampled_from([True, False, None, np.nan]), min_size=n, max_size=n)), dtype=object)
+        elif kind == "number_objects":  # ints beside bools (pandas ties True and 1) or floats
+            values = pd.Series(draw(st.lists(st.sampled_from([0, 1, 2, True, False, 1.0, 0.5, None]), min_size=n, max_size=n)), dtype=object)
         else:
             values = pd.Series(draw(st.lists(st.one_of(TEXT, st.integers(0, 3)), min_size=n, max_size=n)), dtype=object)
         data[f"c{i}"] = values
@@ -86,3 +94,12 @@ def test_stable_order_and_keys_gives_the_arrow_keys_it_sorted_or_none():
     assert order.tolist() == [1, 2, 0] and [k.to_pylist() for k in keys] == [["b", "a", "b"], [2, 1, 0]]
     order, keys = stable_order_and_keys(frame, ["mixed"])
     assert keys is None and order.tolist() == stable_order(frame, ["mixed"]).tolist()
+
+
+def test_object_columns_of_python_ints_or_bools_are_sorted_by_arrow():
+    frame = pd.DataFrame({"n": pd.Series([3, None, -1, 3, 10**12], dtype=object),
+                          "q": pd.Series([True, False, None, True, False], dtype=object)})
+    order, keys = stable_order_and_keys(frame, ["q", "n"], [False, False])
+    assert keys is not None and [k.type for k in keys] == [pa.bool_(), pa.int64()]
+    assert order.tolist() == [0, 3, 4, 1, 2] == reference(frame, ["q", "n"], [False, False]).tolist()
+    assert stable_order_and_keys(frame.assign(n=pd.Series([1, 2**64, 0, 1, 1], dtype=object)), ["n"])[1] is None
