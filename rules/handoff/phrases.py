@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rules.common.distinct import each_value
 from rules.handoff.config import PhraseMatching
 
 _WHITESPACE = re.compile(r"\s+")
@@ -42,7 +43,8 @@ def fold(text: object, matching: PhraseMatching) -> str | None:
 
 
 def fold_series(texts: pd.Series, matching: PhraseMatching) -> pd.Series:
-    return texts.map(lambda t: fold(t, matching))
+    """`fold` of every text, worked out once per distinct text (customers repeat their requests)."""
+    return each_value(lambda t: fold(t, matching), texts)
 
 
 def _arrow_text(texts: list[str]) -> pa.Array | None:

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from rules.handoff.config import PhraseMatching
 from rules.handoff.phrases import best_match, fold
 
-# Korean composed and decomposed (NFD 연 = ᄋ ᅧ ᆫ), Latin in both cases, whitespace of several kinds.
-PIECES = ["직", "원", "연", unicodedata.normalize("NFD", "연"), "결", "상", "담", "A", "a", "Z", " ", "\u3000", "\n", "?"]
+# Korean composed and decomposed (NFD 연 = ᄋ ᅧ ᆫ), Latin in both cases, whitespace of several kinds, NUL
+# (texts that differ after a NUL are folded apart, however often each repeats).
+PIECES = ["직", "원", "연", unicodedata.normalize("NFD", "연"), "결", "상", "담", "A", "a", "Z", " ", "\u3000", "\n", "?", "\x00"]
 
 
 def joined(max_size: int):
