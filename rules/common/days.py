@@ -32,15 +32,21 @@ def line_days(raw: pd.DataFrame, time_field: str, tz: str) -> pd.Series:
     days = np.full(len(values), None, dtype=object)
     if read.ok.any():
         at = np.flatnonzero(read.ok)
-        wall = pd.DatetimeIndex(read.ns[at], tz="UTC").tz_convert(timestamps.zone(tz)).tz_localize(None).asi8
-        number, where = np.unique(wall // NS_PER_DAY, return_inverse=True)
-        names = np.array([timestamps.local_day(int(n) * NS_PER_DAY, "UTC").isoformat() for n in number], dtype=object)
-        days[at] = names[where]
+        days[at] = iso_days(read.ns[at], tz)
     s = pd.Series(days, index=raw.index, dtype=object)
     if len(s) and s.isna().all():
         file = raw["file"].iloc[0]
         raise DatasetError(raw["dataset"].iloc[0], file, "no line has a readable timestamp to assign days", column=time_field)
     return s.ffill().bfill()
+
+
+def iso_days(ns: np.ndarray, tz: str) -> np.ndarray:
+    """`timestamps.local_day(n, tz).isoformat()` of every instant (epoch nanoseconds), as an object
+    array: pandas' time-zone conversion of them all at once, each distinct day formatted once."""
+    wall = pd.DatetimeIndex(np.asarray(ns, dtype=np.int64), tz="UTC").tz_convert(timestamps.zone(tz)).tz_localize(None).asi8
+    number, where = np.unique(wall // NS_PER_DAY, return_inverse=True)
+    names = np.array([timestamps.local_day(int(n) * NS_PER_DAY, "UTC").isoformat() for n in number], dtype=object)
+    return names[where.ravel()] if len(names) else np.empty(0, dtype=object)
 
 
 CHUNK = 50_000

@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import take
 
+from rules.common.days import iso_days
 from rules.common.distinct import exact_duplicated
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.frames import taken
 from rules.common.lookup import add_looked_up
 from rules.common.gates import trim
 from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
-from rules.common.timestamps import local_day
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
 from rules.handoff.explain import explain
@@ -145,7 +145,7 @@ def room_features(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.
         "ai_count": _count(m, m["sender"].eq("ai").to_numpy(), len(starts)),
         "counselor_message_count": _count(m, m["sender"].eq("counselor").to_numpy(), len(starts)),
     })
-    f["opened_day"] = [local_day(int(ns), config.timezone).isoformat() for ns in f["first_ns"]]
+    f["opened_day"] = iso_days(f["first_ns"].to_numpy(dtype="int64"), config.timezone)
     rooms = tables["rooms"][["room_id", "customer_id", "closed_by"]]
     add_looked_up(f, rooms, ["room_id"], ["customer_id", "closed_by"])  # not a merge: its check of the keys stops at a NUL
     f["customer_id"] = f["customer_id"].where(f["customer_id"].notna(), None)

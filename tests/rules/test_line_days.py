@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
@@ -129,3 +130,14 @@ def test_a_file_of_clean_lines_is_read_by_arrow_and_a_bad_line_costs_one_part(mo
     got = line_days(raw, "sent_at", "UTC")
     assert got.tolist() == [f"2026-09-0{1 + i % 3}" if i != 17 else "2026-09-09" for i in range(40)]
     assert read_one_by_one == texts[15:20]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-2_208_988_800, 7_258_118_400).map(lambda s: s * 1_000_000_000) |
+                st.integers(-(2**62), 2**62).map(lambda n: n // 1000 * 1000), max_size=25),
+       st.sampled_from(["Asia/Seoul", "UTC", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Kiritimati"]))
+def test_iso_days_are_local_day_of_each_instant(instants, tz):
+    """The column-wise days against `local_day` one instant at a time, across DST changes, odd offsets,
+    and instants from 1900 to 2200 and to the ends of what nanoseconds reach."""
+    want = [timestamps.local_day(n, tz).isoformat() for n in instants]
+    assert days.iso_days(np.array(instants, dtype=np.int64), tz).tolist() == want
