@@ -145,6 +145,7 @@ def _latin_final(run: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=65536)  # the same ids, names and quoted requests recur across a run's rows
 def final_consonant(word: str) -> str | None:
     """Final consonant of the last pronounced syllable of ``word``.
 
