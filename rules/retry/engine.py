@@ -15,7 +15,7 @@ import pandas as pd
 
 from rules.common.distinct import exact_factorize
 from rules.common.evidence import plain_columns, rows_of
-from rules.common.frames import columns_of
+from rules.common.frames import columns_of, taken
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
 from rules.retry import verdicts as V
@@ -84,7 +84,7 @@ def _explained(f: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
 
 def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
     """Every event in session order with its baseline, best earlier matches and session facts."""
-    f = events.take(stable_order(events, ["session_id", "sent_at_ns", "event_id"])).reset_index(drop=True)
+    f = taken(events, stable_order(events, ["session_id", "sent_at_ns", "event_id"]))
     if f.empty:
         return f
     n = len(f)

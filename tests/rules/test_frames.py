@@ -45,3 +45,8 @@ def test_columns_of_reads_the_columns_in_place_and_leaves_the_frame_alone():
     assert np.shares_memory(got["text"].to_numpy(), frame["text"].to_numpy())
     got["new"] = 1
     assert list(frame.columns) == ["text", "n", "maybe"]
+
+
+def test_taken_keeps_repeated_column_names_as_take_does():
+    frame = pd.DataFrame([[1, "a", 2.5], [3, "b", None]], columns=["x", "x", "y"])
+    pd.testing.assert_frame_equal(taken(frame, np.array([1, 0, 1])), frame.take([1, 0, 1]).reset_index(drop=True))
