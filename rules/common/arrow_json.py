@@ -136,7 +136,7 @@ def _table(lines: pa.LargeStringArray, schema: pa.Schema, unexpected: str) -> pa
     try:
         table = pj.read_json(
             pa.BufferReader(joined.buffers()[2][:size]),
-            read_options=pj.ReadOptions(use_threads=False),
+            read_options=pj.ReadOptions(use_threads=True),  # a chunk's 1 MiB blocks parsed side by side, rows kept in order
             parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior=unexpected,
                                           newlines_in_values=False),
         )

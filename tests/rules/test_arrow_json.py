@@ -323,3 +323,16 @@ def test_fields_looked_up_and_trimmed_before_the_schema_agree_in_every_form(data
             s.schema(row_checker(dataset, "rows"))
             s.expand(NAMES)
         assert [str(v) for v in with_reader.rows.to_dict("records")] == [str(v) for v in plain.rows.to_dict("records")]
+
+
+def test_a_chunk_of_many_blocks_is_read_in_line_order():
+    """Arrow parses a chunk's blocks on several threads: the rows still come in line order."""
+    rows = [{"id": f"m{i:06d}", "kept": "가" * (i % 37), "n": i % 121, "flag": i % 2 == 0, "tag": "t", "tags": [str(i)]}
+            for i in range(40_000)]
+    texts = [json.dumps(r, ensure_ascii=False) for r in rows]
+    assert sum(map(len, texts)) > 3 * 2**20  # several of the reader's 1 MiB blocks
+    cells, nulls = READER.read(lines_of(*texts))
+    assert cells[:, 0].tolist() == [r["id"] for r in rows]
+    assert cells[:, 2].tolist() == [r["n"] for r in rows]
+    assert cells[:, 5].tolist() == [r["tags"] for r in rows]
+    assert not nulls.any()
