@@ -11,6 +11,7 @@ from pandas.api.extensions import ExtensionDtype
 from pandas.core.dtypes.cast import maybe_box_native  # the boxing DataFrame.to_dict("records") applies
 
 from rules.common.collector import cycle_collection_paused
+from rules.common.json_columns import Encoded
 
 
 def row(key: str, where: str, field: str, value, agg: str | None = None) -> dict:
@@ -86,9 +87,14 @@ def _named(frame: pd.DataFrame, names: list[str] | None) -> list[tuple[str, pd.S
     return [(name, frame.iloc[:, i]) for i, name in enumerate(frame.columns.tolist())]
 
 
-def plain_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list]:
-    """Each column's cells as plain values (`plain_values`), by column name (`_named`)."""
-    return {name: plain_values(column) for name, column in _named(frame, names)}
+def plain_columns(frame: pd.DataFrame, names: list[str] | None = None) -> dict[str, list | Encoded]:
+    """Each column's cells as plain values (`plain_values`), by column name (`_named`); a column of
+    JSON texts stays `Encoded` (its values read back as they are iterated)."""
+    out = {}
+    for name, column in _named(frame, names):
+        encoded = Encoded.of(column)
+        out[name] = plain_values(column) if encoded is None else encoded
+    return out
 
 
 def rows_of(columns: dict[str, list]) -> list[dict]:

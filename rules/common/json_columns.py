@@ -19,6 +19,7 @@ leaves any previous file untouched.
   `write_jsonl`'s screen.
 - A row holding a value orjson refuses (an integer past 64 bits, a key that is not text) is
   written whole as `write_jsonl` writes it, so its other values are spelled as there too.
+- A column given `Encoded` is already its values' texts, and is written as it is.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Iterable
 
 import numpy as np
 import orjson
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -43,6 +45,44 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 """Cell types that cannot be or hold a float."""
 _SCALARS = _NUMBERS | _PLAIN
 """Cell types written as one array and cut (`split_array`)."""
+
+
+class Encoded:
+    """A column given as each value's JSON text, as orjson writes the value (so holding no NaN or
+    ±Infinity and nothing orjson refuses): written as it is, read back (orjson) where a value is
+    wanted. Sliced, it stays encoded."""
+
+    def __init__(self, texts: pa.Array):
+        self.texts = texts
+        """large_binary, a text per value."""
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self.texts))
+            if step != 1:
+                raise ValueError("an encoded column is sliced in steps of one")
+            return Encoded(self.texts.slice(start, max(stop - start, 0)))
+        return orjson.loads(self.texts[key].as_py())
+
+    def __iter__(self):
+        return map(orjson.loads, self.texts.to_pylist())
+
+    def array(self) -> pd.api.extensions.ExtensionArray:
+        """The texts as a frame's column holds them (`of` reads them back)."""
+        return pd.arrays.ArrowExtensionArray(self.texts)
+
+    @staticmethod
+    def of(column: pd.Series) -> Encoded | None:
+        """A frame column holding `array()`'s texts as `Encoded`; None for any other column."""
+        if column.dtype != _ENCODED:
+            return None
+        return Encoded(column.array.__arrow_array__().combine_chunks())
+
+
+_ENCODED = pd.ArrowDtype(pa.large_binary())
 
 
 def write_jsonl_columns(path: str | Path, parts: Iterable[dict[str, list]]) -> int:
@@ -87,6 +127,8 @@ def jsonl_bytes(columns: dict[str, list]) -> bytes | memoryview:
 def json_texts(values: list) -> tuple[pa.Array, list[int]]:
     """(each value's JSON text as orjson writes it, the rows holding a value orjson refuses, whose
     text here is only a stand-in). Raises ValueError on NaN or ±Infinity at any depth."""
+    if isinstance(values, Encoded):
+        return values.texts, []
     kinds = set(map(type, values))
     cleared = _finite_numbers(values, kinds)
     dumps = orjson.dumps

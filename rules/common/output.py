@@ -5,13 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rules.common.json_columns import Encoded
+
 
 def output_frame(f: pd.DataFrame, columns: list[str], **added: list) -> pd.DataFrame:
     """`f.assign(**added)[columns].reset_index(drop=True)`, each added list an object column, made
     without copying a column: `assign` copied every feature column, and a frame built of Series
     merged the columns into one block per type, copying them again (together 5% of retry's judge
-    at 10⁶ rows). Each column keeps its own array (pandas leaves a frame so built unconsolidated)."""
-    data = {c: _cells(added[c]) if c in added else f[c]._values for c in columns}
+    at 10⁶ rows). Each column keeps its own array (pandas leaves a frame so built unconsolidated).
+    An added `Encoded` column is held as its JSON texts (`Encoded.array`)."""
+    data = {c: (added[c].array() if isinstance(added[c], Encoded) else _cells(added[c])) if c in added else f[c]._values
+            for c in columns}
     return pd.DataFrame(data, index=pd.RangeIndex(len(f)), columns=columns, copy=False)
 
 

@@ -46,12 +46,13 @@ def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> p
 def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, rows: int | None = None):
     """`judge`'s rows, `rows` at a time: every verdict is decided first, then each part taken in
     output order and explained as it is asked for, so a writer never holds every row's evidence, nor
-    a second, sorted copy of the features, at once."""
+    a second, sorted copy of the features, at once. Each part's evidence is its rows' JSON texts
+    (`evidence_table.texts`), for writing as they are; `records` reads them back."""
     rows = rows or PART_ROWS
     f, order = decided(events, catalog, config)
     f = columns_of(f, EXPLAINED) if len(f) else f  # a part takes the columns explaining and output read, not every feature
     for start in range(0, max(len(f), 1), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config)
+        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
 
 
 def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray]:
@@ -74,11 +75,11 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
     return f, stable_order(f, ["sent_at_ns", "event_id"])
 
 
-def _explained(f: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
-    """Output rows of decided events, with their evidence and reason."""
+def _explained(f: pd.DataFrame, config: RetryConfig, encoded: bool = False) -> pd.DataFrame:
+    """Output rows of decided events, with their evidence (`encoded`: as JSON texts) and reason."""
     if f.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
-    cited, reasons = explain(f, config)
+    cited, reasons = explain(f, config, encoded)
     return output_frame(f, OUTPUT_COLUMNS, evidence=cited, reason=reasons)
 
 

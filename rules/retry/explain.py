@@ -13,9 +13,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from rules.common import evidence
+from rules.common import evidence, evidence_table
 from rules.common.collector import cycle_collection_paused
 from rules.common.distinct import exact_duplicated, exact_factorize
+from rules.common.evidence_table import Slot
+from rules.common.json_columns import Encoded
 from rules.common.korean import josa
 from rules.retry import verdicts as V
 from rules.retry.baseline import DEFAULT, FALLBACK
@@ -83,9 +85,10 @@ def _matched_rows(ids: np.ndarray, matched: np.ndarray) -> np.ndarray:
     return np.array([last.get(m, -1) for m in matched.tolist()], dtype=np.intp)
 
 
-def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
+def explain(f: pd.DataFrame, config: RetryConfig, encoded: bool = False) -> tuple[list | Encoded, list]:
     """Evidence and reason of each row of `f`: decided rows holding their `CONTEXT` columns (a part
-    of every event), or every event, whose context is then worked out here.
+    of every event), or every event, whose context is then worked out here. `encoded`: the evidence
+    as each row's JSON text (`evidence_table.texts`), where no cited value needs spelling otherwise.
 
     Column-wise: the cited columns read once as `to_dict` gives them, every number shown and every
     particle chosen once per distinct value, and one pass over the rows that joins the sentences
@@ -93,22 +96,19 @@ def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
     if not set(CONTEXT) <= set(f.columns):
         f = f.assign(**explain_context(f))
     c = evidence.record_columns(f, USED)
+    context = [f[k].to_numpy(dtype=object).tolist() for k in CONTEXT]
+    slots = cited_slots(c, context[0])
+    cited = evidence_table.texts(slots, len(f)) if encoded else None
+    if cited is None:
+        cited = evidence_table.lists(slots, len(f))
     d = config.display_decimals
     ctx = _Said(d)
-    cited, reasons = [], []
+    reasons = []
     with cycle_collection_paused():
-        for (text, raw_key, verdict, matched, shown_result, source, default, baseline, top, hop, hop_overlap, n,
+        for (text, verdict, matched, shown_result, source, baseline, top, hop, hop_overlap, n,
              matched_text, matched_surface, names) in zip(
-                c["input_text"], c["surface_key_raw"], c["verdict"], c["matched_event_id"], c["result_shown"],
-                c["baseline_source"], c["baseline_default"], c["baseline"], c["max_exact"], c["hop_match"],
-                c["hop_overlap"], c["session_surfaces"], *(f[k].to_numpy(dtype=object).tolist() for k in CONTEXT)):
-            # `evidence.row`s written out: a call per cited value cost a tenth of the explanation
-            e = [{"dataset": EVENTS, "field": "input_text", "value": text},
-                 {"dataset": EVENTS, "field": "surface_key_raw", "value": raw_key}]
-            if matched is not None:
-                e.append({"dataset": EVENTS, "field": "input_text", "value": matched_text})
-            if source in (DEFAULT, FALLBACK):
-                e.append({"dataset": CATALOG, "field": "default_baseline", "value": default})
+                c["input_text"], c["verdict"], c["matched_event_id"], c["result_shown"], c["baseline_source"],
+                c["baseline"], c["max_exact"], c["hop_match"], c["hop_overlap"], c["session_surfaces"], *context):
             if verdict == V.EXACT_RETRY:
                 parts = _exact(ctx, text, matched, matched_text, top)
             elif verdict == V.REWORDED_RETRY:
@@ -125,9 +125,22 @@ def explain(f: pd.DataFrame, config: RetryConfig) -> tuple[list, list]:
                 parts.append(ctx.fallback_note(baseline))
             if shown_result is None:
                 parts.append("결과가 떴는지 기록이 비어 있지만 다시 시도 판정에는 쓰지 않습니다.")
-            cited.append(e)
             reasons.append(" ".join(parts))
     return cited, reasons
+
+
+def cited_slots(c: dict[str, list], matched_text: list) -> list[Slot]:
+    """What each row cites: its input text and surface key as written, the matched event's input text
+    when it matched one, and the catalog's default when the baseline came from the catalog or the
+    fallback."""
+    matched = np.array(c["matched_event_id"], dtype=object) != None  # noqa: E711 - elementwise
+    source = np.array(c["baseline_source"], dtype=object)
+    return [
+        Slot("dataset", EVENTS, "input_text", c["input_text"]),
+        Slot("dataset", EVENTS, "surface_key_raw", c["surface_key_raw"]),
+        Slot("dataset", EVENTS, "input_text", matched_text, matched),
+        Slot("dataset", CATALOG, "default_baseline", c["baseline_default"], (source == DEFAULT) | (source == FALLBACK)),
+    ]
 
 
 class _Said:

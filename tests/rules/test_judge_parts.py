@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import numpy as np
+import orjson
 import pandas as pd
 import pytest
 
 from evals import domains
 from rules.common.environment import SAMPLE_DIR
+from rules.common.json_columns import Encoded
 from rules.live_pick import engine as live_pick_engine
 from rules.persona import engine as persona_engine
 from rules.retry import engine as retry_engine
 from tests.rules.test_columnar_gates import DOMAINS, _strict
 
 
-def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+def _joined(parts: list[pd.DataFrame], whole: pd.DataFrame) -> pd.DataFrame:
+    """The parts as one frame, a column of JSON texts (`Encoded`) read back into values once each
+    text is found to be orjson's of the whole frame's value, byte for byte."""
+    frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].copy()
+    for name in frame.columns:
+        encoded = Encoded.of(frame[name])
+        if encoded is not None:
+            assert encoded.texts.to_pylist() == [orjson.dumps(v) for v in whole[name]]
+            values = np.empty(len(frame), dtype=object)
+            values[:] = list(encoded)
+            frame[name] = values
+    return frame
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -23,7 +36,7 @@ def test_parts_join_to_the_whole_frame_on_the_sample(domain):
     _, judged, config = spec.load(SAMPLE_DIR / domain)
     whole = spec.judge(judged.tables, config, "gold")
     parts = list(spec.judged_parts(judged.tables, config, "gold"))
-    assert _strict(_joined(parts)) == _strict(whole)
+    assert _strict(_joined(parts, whole)) == _strict(whole)
     assert [r for p in parts for r in spec.records(p)] == spec.records(whole)
 
 
@@ -52,7 +65,7 @@ def test_parts_of_any_size_join_to_the_whole_frame(domain, source, rows, tmp_pat
     whole = engine.judge(*tables, config, *extra)
     parts = list(engine.judge_parts(*tables, config, *extra, rows=rows))
     assert len(parts) == -(-len(whole) // rows)
-    assert _strict(_joined(parts)) == _strict(whole)
+    assert _strict(_joined(parts, whole)) == _strict(whole)
 
 
 def test_live_pick_with_a_model_summary_writer_is_one_part(monkeypatch):
