@@ -47,6 +47,20 @@ class Slot:
         return self.values if rows is None else list(map(self.values.__getitem__, rows))
 
 
+@dataclass(frozen=True)
+class Cited:
+    """What `n` rows cite, as slots: a builder's evidence, made into lists or texts by its caller."""
+
+    slots: Sequence[Slot]
+    n: int
+
+    def lists(self) -> list[list[dict]]:
+        return lists(self.slots, self.n)
+
+    def texts(self) -> Encoded | None:
+        return texts(self.slots, self.n)
+
+
 def lists(slots: Sequence[Slot], n: int) -> list[list[dict]]:
     """Each row's evidence as a list of dicts, keys in the order written: a slot's dicts made in one
     comprehension; the rows' lists made by zipping the slots every row cites, then the others

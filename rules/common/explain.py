@@ -6,9 +6,12 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from rules.common import evidence
 from rules.common.collector import cycle_collection_paused
+from rules.common.evidence_table import Cited
+from rules.common.json_columns import Encoded
 
 Explanation = tuple[list[dict], str, str | None]
 """A row's evidence rows, its summary and its hedge (None when there is nothing to hedge)."""
@@ -50,37 +53,63 @@ Columns = dict[str, list]
 def column_wise(
     f: pd.DataFrame,
     key: str,
-    build: dict[str, Callable[[Columns, object], tuple[list, list, list]]],
+    build: dict[str, Callable[[Columns, object], tuple[list | Cited, list, list]]],
     config,
     reads: tuple[str, ...],
-) -> tuple[list, list, list]:
+    encoded: bool = False,
+) -> tuple[list | Encoded, list, list]:
     """Evidence, summaries and hedges of the rows, as `per_verdict` gives them, each verdict's rows
     explained together: `build[verdict](columns, config)` gets the plain values of those rows in `key`
-    and the `reads` columns and gives one evidence list, summary and hedge per row, in the rows' order.
+    and the `reads` columns and gives one summary and hedge per row, in the rows' order, and their
+    evidence as one list per row or as `Cited` slots. `encoded`: evidence given as slots comes back
+    as each row's JSON text (`Encoded`), where no cited value needs spelling otherwise.
 
     No dict per row and no builder call per row; a builder cites only the columns its verdict rests
     on and words a sentence once per distinct value (`each`). It must not repeat an evidence row
     within a row: nothing here removes repeats (`per_verdict` runs `dedupe`)."""
     n = len(f)
-    cited: list = [None] * n
     summaries: list = [None] * n
     hedges: list = [None] * n
     if not n:
-        return cited, summaries, hedges
+        return [None] * n, summaries, hedges
     codes = f[key].to_numpy(dtype=object)
     columns = evidence.plain_columns(f[[key, *(c for c in reads if c != key)]])
+    made = []  # (rows, evidence) of each verdict
     with cycle_collection_paused():
         for code in pd.unique(codes):
             if code not in build:
                 raise KeyError(code)
-            at = np.flatnonzero(codes == code).tolist()
+            at = np.flatnonzero(codes == code)
             whole = len(at) == n
-            e, s, h = build[code](columns if whole else _Picked(columns, at), config)
+            e, s, h = build[code](columns if whole else _Picked(columns, at.tolist()), config)
             if whole:
-                return e, s, h
-            for i, ei, si, hi in zip(at, e, s, h):
-                cited[i], summaries[i], hedges[i] = ei, si, hi
-    return cited, summaries, hedges
+                return _evidence([(None, e)], n, encoded), s, h
+            made.append((at, e))
+            for i, si, hi in zip(at.tolist(), s, h):
+                summaries[i], hedges[i] = si, hi
+        return _evidence(made, n, encoded), summaries, hedges
+
+
+def _evidence(made: list[tuple[np.ndarray | None, list | Cited]], n: int, encoded: bool) -> list | Encoded:
+    """The rows' evidence from each verdict's (rows, evidence), rows None for every row: texts when
+    `encoded` and every verdict's evidence made them, else lists."""
+    if encoded and all(isinstance(e, Cited) for _, e in made):
+        texts = [e.texts() for _, e in made]
+        if None not in texts:
+            if made[0][0] is None:
+                return texts[0]
+            order = np.concatenate([at for at, _ in made])
+            back = np.empty(n, dtype=np.int64)
+            back[order] = np.arange(n)  # each row's place among the verdicts' texts, one after another
+            return Encoded(pa.concat_arrays([t.texts for t in texts]).take(back))
+    cited: list = [None] * n
+    for at, e in made:
+        e = e.lists() if isinstance(e, Cited) else e
+        if at is None:
+            return e
+        for i, ei in zip(at.tolist(), e):
+            cited[i] = ei
+    return cited
 
 
 class _Picked(dict):

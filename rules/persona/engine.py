@@ -36,7 +36,8 @@ PART_ROWS = 50_000
 def judge_parts(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig, rows: int | None = None):
     """`judge`'s rows, `rows` at a time: every verdict is decided first, then each part taken in time
     order and explained as it is asked for (a turn's explanation reads that turn alone), so a writer
-    never holds every row's evidence at once."""
+    never holds every row's evidence at once. Each part's evidence is its rows' JSON texts, for writing
+    as they are; `records` reads them back."""
     rows = rows or PART_ROWS
     if turns.empty:
         yield _no_rows()
@@ -44,7 +45,7 @@ def judge_parts(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConf
     f, order = decided(turns, profiles, config)
     f = f[EXPLAINED]  # a part takes the columns explaining and output read, not every feature
     for start in range(0, len(f), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config)
+        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
 
 
 def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> tuple[pd.DataFrame, np.ndarray]:
@@ -65,9 +66,9 @@ def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) 
     return f, stable_order(f, keys)
 
 
-def _explained(f: pd.DataFrame, config: PersonaConfig) -> pd.DataFrame:
-    """Output rows of decided turns, with their evidence, summary and hedge."""
-    cited, summaries, hedges = explain(f, config)
+def _explained(f: pd.DataFrame, config: PersonaConfig, encoded: bool = False) -> pd.DataFrame:
+    """Output rows of decided turns, with their evidence (`encoded`: as JSON texts), summary and hedge."""
+    cited, summaries, hedges = explain(f, config, encoded)
     return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges)
 
 

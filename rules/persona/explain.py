@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 
+from rules.common.evidence_table import Cited, Slot
 from rules.common.explain import column_wise, each
+from rules.common.json_columns import Encoded
 from rules.common.korean import inline, josa
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
@@ -33,15 +36,16 @@ READS = ("character_code_raw", "prompt_ver", "reply_text", "stated_age", "stated
 """The feature columns the builders below read: the only ones made into plain values."""
 
 
-def turn(field: str, value) -> dict:
-    return {"source": "turn", "field": field, "value": value}
+def _turn(field: str, values: list, where: np.ndarray | None = None, agg: str | None = None) -> Slot:
+    return Slot("source", "turn", field, values, where, agg)
 
 
-def profile(field: str, value) -> dict:
-    return {"source": "profile", "field": field, "value": value}
+def _profile(field: str, values: list, where: np.ndarray | None = None, agg: str | None = None) -> Slot:
+    return Slot("source", "profile", field, values, where, agg)
 
 
-def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
+def explain(f: pd.DataFrame, config: PersonaConfig, encoded: bool = False) -> tuple[list | Encoded, list, list]:
+    """Evidence, summary and hedge of each row; `encoded`: the evidence as each row's JSON text."""
     build = {
         V.PROFILE_UNMAPPED: _unmapped,
         V.REPLY_EMPTY: _empty,
@@ -50,27 +54,28 @@ def explain(f: pd.DataFrame, config: PersonaConfig) -> tuple[list, list, list]:
         V.JOB_CONFLICT: _job,
         V.CONSISTENT: _consistent,
     }
-    return column_wise(f, "persona_code", build, config, READS)
+    return column_wise(f, "persona_code", build, config, READS, encoded)
 
 
 def _unmapped(c, config):
-    e = [[turn("character_code_raw", raw), {"source": "profile", "field": "character_code", "value": 0, "agg": "count"}]
-         for raw in c["character_code_raw"]]
+    n = len(c["character_code_raw"])
+    e = Cited([_turn("character_code_raw", c["character_code_raw"]), _profile("character_code", [0] * n, agg="count")], n)
     s = each(lambda code: f"설정 목록에 없는 캐릭터 코드 {josa(inline(code), '이라/라')} 무엇과 맞춰야 할지 정하지 못합니다."
              if code else BLANK_CODE, c["character_code"])
-    return e, s, [None] * len(e)
+    return e, s, [None] * n
 
 
 def _empty(c, config):
-    e = [[turn("reply_text", reply), turn("prompt_ver", version)] for reply, version in zip(c["reply_text"], c["prompt_ver"])]
-    return e, [EMPTY_REPLY] * len(e), [None] * len(e)
+    n = len(c["reply_text"])
+    return Cited([_turn("reply_text", c["reply_text"]), _turn("prompt_ver", c["prompt_ver"])], n), [EMPTY_REPLY] * n, [None] * n
 
 
 def _forbidden(c, config):
     # Forbidden by the profile itself, or (otherwise) a restricted topic for a minor.
     direct = [forbidden is not None and topic == forbidden for topic, forbidden in zip(c["topic"], c["forbidden"])]
-    e = [[turn("topic_tag", tag), profile("forbidden_topic", forbidden) if d else profile("age", age)]
-         for d, tag, forbidden, age in zip(direct, c["topic_tag"], c["profile_forbidden_topic"], c["age"])]
+    by_profile = np.array(direct, dtype=bool)
+    e = Cited([_turn("topic_tag", c["topic_tag"]), _profile("forbidden_topic", c["profile_forbidden_topic"], by_profile),
+               _profile("age", c["age"], ~by_profile)], len(direct))
     s = [f"설정이 막아 둔 {tag} 주제를 그대로 이어 말했습니다." if d else f"{age}세 미성년 설정 캐릭터가 {tag} 주제를 받아 이어 말했습니다."
          for d, tag, age in zip(direct, each(inline, c["topic"]), c["age"])]
     return e, s, [None if d else MINOR_HEDGE for d in direct]
@@ -78,7 +83,7 @@ def _forbidden(c, config):
 
 def _age(c, config):
     stated, ages = c["stated_age"], c["age"]
-    e = [[turn("stated_age", s), profile("age", a)] for s, a in zip(stated, ages)]
+    e = Cited([_turn("stated_age", stated), _profile("age", ages)], len(ages))
     s = [f"설정에 나이가 비어 있는데 발화가 {s}세라고 단정해 설정을 채워야 합니다." if a is None
          else f"설정 나이 {a}세보다 {abs(s - a)}살 {'많게' if s - a > 0 else '적게'} 말했습니다."
          for s, a in zip(stated, ages)]
@@ -86,7 +91,7 @@ def _age(c, config):
 
 
 def _job(c, config):
-    e = [[turn("stated_job", s), profile("job", j)] for s, j in zip(c["stated_job"], c["profile_job"])]
+    e = Cited([_turn("stated_job", c["stated_job"]), _profile("job", c["profile_job"])], len(c["stated_job"]))
     as_ro = each(lambda v: josa(inline(v), "으로/로"), c["stated_job_clean"])
     as_ira = each(lambda v: josa(inline(v), "이라/라"), c["stated_job_clean"])
     jobs = each(lambda v: None if v is None else inline(v), c["job"])
@@ -102,34 +107,32 @@ def _consistent(c, config):
     same = lru_cache(maxsize=None)(lambda words: f"발화에서 밝힌 {josa(words, '이/가')} 설정과 같습니다.")
     # Only under the "ignore" null-field policy: an empty profile field is not compared.
     skipped = lru_cache(maxsize=None)(lambda words: f"발화에서 밝힌 {josa(words, '은/는')} 설정 항목이 비어 있어 대조하지 않았습니다.")
-    cited, summaries = [], []
-    for avoided, said, user_tag, tag, forbidden, stated_age, age, stated_job, profile_job, job, job_said in zip(
-            c["avoided"], avoided_text, c["user_topic_tag"], c["topic_tag"], c["profile_forbidden_topic"], c["stated_age"],
-            c["age"], c["stated_job"], c["profile_job"], c["job"], job_text):
-        e, parts, matched, unchecked = [], [], [], []
-        # `turn` and `profile` written out: most turns are consistent, and each cites a few values
+    summaries = []
+    for avoided, said, stated_age, age, job, job_said in zip(
+            c["avoided"], avoided_text, c["stated_age"], c["age"], c["job"], job_text):
+        parts, matched, unchecked = [], [], []
         if avoided:
-            e += [{"source": "turn", "field": "user_topic_tag", "value": user_tag},
-                  {"source": "turn", "field": "topic_tag", "value": tag},
-                  {"source": "profile", "field": "forbidden_topic", "value": forbidden}]
             parts.append(said)
         if stated_age is not None:
-            e += [{"source": "turn", "field": "stated_age", "value": stated_age},
-                  {"source": "profile", "field": "age", "value": age}]
             (matched if age is not None else unchecked).append(f"나이 {stated_age}세")
         if job_said is not None:
-            e += [{"source": "turn", "field": "stated_job", "value": stated_job},
-                  {"source": "profile", "field": "job", "value": profile_job}]
             (matched if job is not None else unchecked).append(job_said)
         if matched:
             parts.append(same(", ".join(matched)))
         if unchecked:
             parts.append(skipped(", ".join(unchecked)))
-        if not parts:
-            e += [{"source": "turn", "field": "stated_age", "value": None},
-                  {"source": "turn", "field": "stated_job", "value": stated_job},
-                  {"source": "turn", "field": "topic_tag", "value": tag}]
-            parts.append(NOTHING_STATED)
-        cited.append(e)
-        summaries.append(" ".join(parts))
-    return cited, summaries, [None] * len(cited)
+        summaries.append(" ".join(parts) if parts else NOTHING_STATED)
+    n = len(summaries)
+    avoided = np.array(c["avoided"], dtype=bool)
+    age_said = np.array(c["stated_age"], dtype=object) != None  # noqa: E711 - elementwise
+    job_said = np.array(job_text, dtype=object) != None  # noqa: E711 - elementwise
+    nothing = ~(avoided | age_said | job_said)
+    cited = Cited([
+        _turn("user_topic_tag", c["user_topic_tag"], avoided), _turn("topic_tag", c["topic_tag"], avoided),
+        _profile("forbidden_topic", c["profile_forbidden_topic"], avoided),
+        _turn("stated_age", c["stated_age"], age_said), _profile("age", c["age"], age_said),
+        _turn("stated_job", c["stated_job"], job_said), _profile("job", c["profile_job"], job_said),
+        _turn("stated_age", [None] * n, nothing), _turn("stated_job", c["stated_job"], nothing),
+        _turn("topic_tag", c["topic_tag"], nothing),
+    ], n)
+    return cited, summaries, [None] * n

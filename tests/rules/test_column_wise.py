@@ -4,12 +4,15 @@ the rows' order; `each` calls a function once per distinct value."""
 from __future__ import annotations
 
 import numpy as np
+import orjson
 import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rules.common.evidence_table import Cited, Slot
 from rules.common.explain import column_wise, each
+from rules.common.json_columns import Encoded
 
 
 def echo(tag):
@@ -24,6 +27,41 @@ def test_every_row_gets_its_own_verdicts_answer_in_place(verdicts):
     assert cited == [[{"n": n}] for n in range(len(verdicts))]
     assert summaries == [f"{v}:{n}" for n, v in enumerate(verdicts)]
     assert hedges == verdicts
+
+
+def slots(tag):
+    """`echo`'s evidence given as slots: a row cites its `n`, and its verdict only when `n` is even."""
+    def build(c, config):
+        n = len(c["n"])
+        even = np.array([k % 2 == 0 for k in c["n"]], dtype=bool)
+        cited = Cited([Slot("dataset", "t", "n", c["n"]), Slot("dataset", "t", "v", [tag] * n, even, agg="of")], n)
+        return cited, [f"{tag}:{k}" for k in c["n"]], [tag] * n
+    return build
+
+
+def listed(n: int, verdict: str) -> list[dict]:
+    return [{"dataset": "t", "field": "n", "value": n}] + (
+        [{"dataset": "t", "field": "v", "value": verdict, "agg": "of"}] if n % 2 == 0 else [])
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=30), st.booleans())
+def test_evidence_given_as_slots_comes_back_in_place_as_lists_or_texts(verdicts, encoded):
+    f = pd.DataFrame({"v": pd.Series(verdicts, dtype=object), "n": np.arange(len(verdicts))})
+    cited, summaries, _ = column_wise(f, "v", {k: slots(k) for k in "abc"}, None, ("n",), encoded)
+    want = [listed(n, v) for n, v in enumerate(verdicts)]
+    if encoded and verdicts:
+        assert isinstance(cited, Encoded) and cited.texts.to_pylist() == [orjson.dumps(w) for w in want]
+    else:
+        assert cited == want
+    assert summaries == [f"{v}:{n}" for n, v in enumerate(verdicts)]
+
+
+def test_encoded_evidence_falls_back_to_lists_when_a_builder_gives_lists_or_a_value_orjson_refuses():
+    f = pd.DataFrame({"v": ["a", "b", "a"], "n": [0, 1, 2**70]})
+    cited, _, _ = column_wise(f, "v", {"a": slots("a"), "b": echo("b")}, None, ("n",), True)
+    assert cited == [listed(0, "a"), [{"n": 1}], listed(2**70, "a")]
+    cited, _, _ = column_wise(f, "v", {"a": slots("a"), "b": slots("b")}, None, ("n",), True)
+    assert cited == [listed(0, "a"), listed(1, "b"), listed(2**70, "a")]
 
 
 def test_builders_see_only_the_columns_read_as_plain_values():
