@@ -11,7 +11,7 @@ import pyarrow as pa
 from rules.common import evidence
 from rules.common.collector import cycle_collection_paused
 from rules.common.evidence_table import Cited
-from rules.common.json_columns import Encoded
+from rules.common.json_columns import Encoded, json_texts
 
 Explanation = tuple[list[dict], str, str | None]
 """A row's evidence rows, its summary and its hedge (None when there is nothing to hedge)."""
@@ -92,9 +92,10 @@ def column_wise(
 
 def _evidence(made: list[tuple[np.ndarray | None, list | Cited]], n: int, encoded: bool) -> list | Encoded:
     """The rows' evidence from each verdict's (rows, evidence), rows None for every row: texts when
-    `encoded` and every verdict's evidence made them, else lists."""
-    if encoded and all(isinstance(e, Cited) for _, e in made):
-        texts = [e.texts() for _, e in made]
+    `encoded` and no cited value needs spelling otherwise (slots joined by `Cited.texts`, lists
+    written by `json_texts`), else lists."""
+    if encoded:
+        texts = [_encoded(e) for _, e in made]
         if None not in texts:
             if made[0][0] is None:
                 return texts[0]
@@ -110,6 +111,13 @@ def _evidence(made: list[tuple[np.ndarray | None, list | Cited]], n: int, encode
         for i, ei in zip(at.tolist(), e):
             cited[i] = ei
     return cited
+
+
+def _encoded(e: list | Cited) -> Encoded | None:
+    if isinstance(e, Cited):
+        return e.texts()
+    texts, refused = json_texts(e)
+    return None if refused else Encoded(texts)
 
 
 class _Picked(dict):

@@ -78,7 +78,8 @@ def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame,
                 tags=None, rows: int | None = None):
     """`judge`'s rows, `rows` at a time: every line is decided and ranked first, then each part
     explained as it is asked for (a line's explanation reads that line alone), so a writer never
-    holds every row's evidence at once."""
+    holds every row's evidence at once. Each part's evidence is its rows' JSON texts, for writing as
+    they are; `records` reads them back."""
     rows = rows or PART_ROWS
     if chat.empty:
         yield _no_rows()
@@ -88,7 +89,7 @@ def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame,
     order = _ordered(f)
     f = columns_of(f, EXPLAINED)  # a part takes the columns explaining and output read, not every feature
     for start in range(0, len(f), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config)
+        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
 
 
 def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
@@ -134,9 +135,10 @@ def _ordered(f: pd.DataFrame) -> np.ndarray:
     return stable_order(f, ORDER)
 
 
-def _explained(f: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
-    """Output rows of decided lines in output order, with their explanation and provenance."""
-    cited, summaries, hedges = explain(f, config)
+def _explained(f: pd.DataFrame, config: LivePickConfig, encoded: bool = False) -> pd.DataFrame:
+    """Output rows of decided lines in output order, with their explanation (`encoded`: the evidence
+    as JSON texts) and provenance."""
+    cited, summaries, hedges = explain(f, config, encoded)
     return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges, provenance=_provenance(f))
 
 

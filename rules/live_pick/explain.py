@@ -19,11 +19,14 @@ one row, so there is nothing to de-duplicate.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from rules.common import evidence
 from rules.common.collector import cycle_collection_paused
+from rules.common.evidence_table import Cited, Slot, lists
 from rules.common.explain import Columns, column_wise, each
+from rules.common.json_columns import Encoded
 from rules.common.korean import inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -55,7 +58,8 @@ def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
     return {"dataset": dataset, "field": field, "value": value, "agg": agg}
 
 
-def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
+def explain(f: pd.DataFrame, config: LivePickConfig, encoded: bool = False) -> tuple[list | Encoded, list, list]:
+    """Evidence, summary and hedge of each row; `encoded`: the evidence as each row's JSON text."""
     build = {
         V.OUT_OF_WORLD: _out_of_world,
         V.JUST_ANSWERED: _just_answered,
@@ -63,7 +67,7 @@ def explain(f: pd.DataFrame, config: LivePickConfig) -> tuple[list, list, list]:
         V.PICK: _ranked,
         V.DEFERRED: _ranked,
     }
-    return column_wise(f, "verdict", build, config, READS)
+    return column_wise(f, "verdict", build, config, READS, encoded)
 
 
 # -- shared pieces, a column at a time ---------------------------------------------------
@@ -194,43 +198,59 @@ def _below_closeness(c: Columns, config: LivePickConfig):
 
 
 def _ranked(c: Columns, config: LivePickConfig):
-    cited, summaries = [], []
-    bases = _bases(c, config)
-    for base, verdict, rank, n in zip(bases, c["verdict"], c["rank_in_window"], c["ranked_in_window"]):
-        e, s = ranked(base, verdict, rank, n, config)
-        cited.append(e)
-        summaries.append(s)
-    return cited, summaries, [base[2] for base in bases]
+    """Ranked lines: what `_bases` says whatever the place, then what `ranked` adds; the evidence as
+    slots (`_base_slots` and the window's count), the sentences as `_base_sentences` and `_place`."""
+    n = len(c["verdict"])
+    said = _base_sentences(c, config)
+    cited = Cited([*_base_slots(c), Slot("dataset", "live_chat", "msg_id", c["ranked_in_window"], agg="count")], n)
+    summaries = [" ".join([*parts, _place(verdict, rank, k, config)])
+                 for (parts, _), verdict, rank, k in zip(said, c["verdict"], c["rank_in_window"], c["ranked_in_window"])]
+    return cited, summaries, [hedge for _, hedge in said]
 
 
 def _bases(c: Columns, config: LivePickConfig) -> list[tuple[list[dict], list[str], str | None]]:
     """What each ranked line's explanation says whatever its place in the window: evidence, sentences
     and hedge (`ranked` adds what its rank decides)."""
+    cited = lists(_base_slots(c), len(c["sent_at"]))
+    return [(e, parts, hedge) for e, (parts, hedge) in zip(cited, _base_sentences(c, config))]
+
+
+def _base_slots(c: Columns) -> list[Slot]:
+    """What a ranked line cites whatever its place: its donation and question flag, the tag its rules
+    used, its viewer's closeness and last reply (or the absence of a relation row), its time and the
+    character's cooldown."""
+    known = np.array(c["has_relation"], dtype=bool)
+    return [
+        Slot("dataset", "live_chat", "donation_amount", c["donation_amount"]),
+        Slot("dataset", "live_chat", "is_question", c["is_question"]),
+        *_tag_slots(c, c["first_tag"]),
+        Slot("dataset", "viewer_relation", "closeness_level", c["closeness_level"], known),
+        Slot("dataset", "viewer_relation", "last_replied_at", c["last_replied_at"], known),
+        Slot("dataset", "viewer_relation", "viewer_id", [0] * len(known), ~known, agg="count"),
+        Slot("dataset", "live_chat", "sent_at", c["sent_at"]),
+        Slot("dataset", "character_sheet", "reply_cooldown_sec", c["reply_cooldown_sec"]),
+    ]
+
+
+def _tag_slots(c: Columns, tags: list) -> list[Slot]:
+    """`tag_evs` as slots: one per tagger, each line citing its own tagger's."""
+    taggers = np.array(c["tagger"], dtype=object)
+    return [Slot("dataset", "live_chat", "topic_tags", tags, taggers == tagger) if tagger == "gold"
+            else Slot("dataset", "live_chat", "body", tags, taggers == tagger, agg=f"tag:{tagger}")
+            for tagger in dict.fromkeys(c["tagger"])]
+
+
+def _base_sentences(c: Columns, config: LivePickConfig) -> list[tuple[list[str], str | None]]:
+    """The sentences and hedge of `_bases`."""
     who = each(lambda v: josa(inline(v), "이/가"), _who(c))
     shown = each(inline, c["first_tag"])
     not_answered = each(lambda t: josa(inline(t), "은/는"), c["first_tag"])
     first_viewer = _first_viewer_sentences(c, config)
     new_hedge = FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)
     out = []
-    for (donation, question, tag_ev, known, closeness, last, sent, cooldown, elapsed, who_, shown_, not_answered_,
-         first_viewer_) in zip(
-            c["donation_amount"], c["is_question"], tag_evs(c, c["first_tag"]), c["has_relation"], c["closeness_level"],
-            c["last_replied_at"], c["sent_at"], c["reply_cooldown_sec"], c["cooldown_elapsed_sec"], who, shown,
-            not_answered, first_viewer):
-        # `ev` and `_viewer_evidence` written out: every ranked line cites six or seven values
-        if known:
-            e = [{"dataset": "live_chat", "field": "donation_amount", "value": donation},
-                 {"dataset": "live_chat", "field": "is_question", "value": question}, tag_ev,
-                 {"dataset": "viewer_relation", "field": "closeness_level", "value": closeness},
-                 {"dataset": "viewer_relation", "field": "last_replied_at", "value": last},
-                 {"dataset": "live_chat", "field": "sent_at", "value": sent},
-                 {"dataset": "character_sheet", "field": "reply_cooldown_sec", "value": cooldown}]
-        else:
-            e = [{"dataset": "live_chat", "field": "donation_amount", "value": donation},
-                 {"dataset": "live_chat", "field": "is_question", "value": question}, tag_ev,
-                 {"dataset": "viewer_relation", "field": "viewer_id", "value": 0, "agg": "count"},
-                 {"dataset": "live_chat", "field": "sent_at", "value": sent},
-                 {"dataset": "character_sheet", "field": "reply_cooldown_sec", "value": cooldown}]
+    for donation, question, known, cooldown, elapsed, who_, shown_, not_answered_, first_viewer_ in zip(
+            c["donation_amount"], c["is_question"], c["has_relation"], c["reply_cooldown_sec"], c["cooldown_elapsed_sec"],
+            who, shown, not_answered, first_viewer):
         kind = "물은" if question else "보낸"
         if donation > 0:
             first = f"{who_} {won(donation)}을 얹어 {kind} {shown_} 이야기입니다."
@@ -244,7 +264,7 @@ def _bases(c: Columns, config: LivePickConfig) -> list[tuple[list[dict], list[st
             second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초를 넘었습니다."
         else:
             second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초 안이지만 {not_answered_} 앞서 답한 주제가 아닙니다."
-        out.append((e, [first, second], None if known else new_hedge))
+        out.append(([first, second], None if known else new_hedge))
     return out
 
 
@@ -262,13 +282,16 @@ def ranked(base: tuple[list[dict], list[str], str | None], verdict: str, rank: i
     `rank` of the `n` lines left in its window."""
     cited, parts, _ = base
     count = {"dataset": "live_chat", "field": "msg_id", "value": n, "agg": "count"}
-    if verdict == V.PICK:
-        last = f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다."
-    else:
-        last = (f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
-                f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다.")
     # the count cites an aggregate no base row holds, so it is never a repeat
-    return [*cited, count], " ".join([*parts, last])
+    return [*cited, count], " ".join([*parts, _place(verdict, rank, n, config)])
+
+
+def _place(verdict: str, rank: int, n: int, config: LivePickConfig) -> str:
+    """What a ranked line's place decides: rank `rank` of the `n` lines left in its window."""
+    if verdict == V.PICK:
+        return f"이 구간에 남은 {n}줄 가운데 {rank}번째 자리라 지금 답변할 질문으로 세웁니다."
+    return (f"걸리는 조건은 없지만 이 구간에 남은 {n}줄 가운데 {rank}번째라 "
+            f"앞의 {config.picks_per_window}줄 다음 차례로 미룹니다.")
 
 
 def _num(v) -> str:

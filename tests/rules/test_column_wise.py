@@ -56,12 +56,13 @@ def test_evidence_given_as_slots_comes_back_in_place_as_lists_or_texts(verdicts,
     assert summaries == [f"{v}:{n}" for n, v in enumerate(verdicts)]
 
 
-def test_encoded_evidence_falls_back_to_lists_when_a_builder_gives_lists_or_a_value_orjson_refuses():
-    f = pd.DataFrame({"v": ["a", "b", "a"], "n": [0, 1, 2**70]})
+def test_encoded_evidence_mixes_slots_and_lists_and_falls_back_to_lists_where_orjson_refuses_a_value():
+    f = pd.DataFrame({"v": ["a", "b", "a"], "n": [0, 1, 2]})
     cited, _, _ = column_wise(f, "v", {"a": slots("a"), "b": echo("b")}, None, ("n",), True)
-    assert cited == [listed(0, "a"), [{"n": 1}], listed(2**70, "a")]
-    cited, _, _ = column_wise(f, "v", {"a": slots("a"), "b": slots("b")}, None, ("n",), True)
-    assert cited == [listed(0, "a"), listed(1, "b"), listed(2**70, "a")]
+    assert cited.texts.to_pylist() == [orjson.dumps(e) for e in [listed(0, "a"), [{"n": 1}], listed(2, "a")]]
+    for big in (pd.DataFrame({"v": ["a", "b", "a"], "n": [0, 1, 2**70]}), pd.DataFrame({"v": ["a", "b", "a"], "n": [0, 2**70, 2]})):
+        cited, _, _ = column_wise(big, "v", {"a": slots("a"), "b": echo("b")}, None, ("n",), True)
+        assert cited == [listed(big["n"][0], "a"), [{"n": big["n"][1]}], listed(big["n"][2], "a")]
 
 
 def test_builders_see_only_the_columns_read_as_plain_values():
