@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 
 import pandas as pd
 
+from rules.common.collector import cycle_collection_paused
 from rules.common.frames import taken
 from rules.common.gates import Normalised
 
@@ -95,8 +96,13 @@ class DomainSpec:
         return {name: [r[name] for r in rows] for name in names}
 
     def load(self, input_dir: Path, day: str | None = None) -> tuple[Normalised, Normalised, Any]:
-        """(the gated input, what the rules judge and check, config) of a folder, or of one day of it."""
-        return (self.load_dir or day_loader)(self, input_dir, day)
+        """(the gated input, what the rules judge and check, config) of a folder, or of one day of it.
+
+        The cycle collector is held meanwhile: reading makes a list per line for list fields (live_pick's
+        tags, then the trimmed copy, then the shared one), and each collection set off by them walks
+        every list made before (2.1 s of live_pick's 13 s load at 10⁶ lines)."""
+        with cycle_collection_paused():
+            return (self.load_dir or day_loader)(self, input_dir, day)
 
 
 def day_loader(spec: DomainSpec, input_dir: Path, day: str | None):
