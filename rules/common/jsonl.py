@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import marshal
 import math
+import os
 from itertools import islice
 from pathlib import Path
 from typing import Iterable
@@ -302,14 +303,14 @@ def read_raw(path: str | Path, dataset: str, required: Iterable[str] = ()) -> pd
     if not path.exists():
         raise DatasetError(dataset, name, "file not found")
     try:
-        with path.open("rb") as fh:
-            data = fh.read()
+        data = _file_bytes(path)
     except OSError as exc:
         raise DatasetError(dataset, name, f"cannot be read ({exc.strerror or exc})") from exc
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    raw = utf8_frame(dataset, name, data)
+    if data[:3].tobytes() == b"\xef\xbb\xbf":
+        data = data[3:]
+    raw = utf8_frame(dataset, name, data)  # the lines' text kept in `data`'s own memory
     if raw is None:  # some line is not UTF-8: decoded one by one, the broken ones kept for quarantine
-        lines = _decoded_lines(data)
+        lines = _decoded_lines(data.tobytes())
         if not any(not why and not t.isascii() for _, t, why in lines):  # another encoding, not a few damaged lines
             i, _, why = next(line for line in lines if line[2])
             raise DatasetError(dataset, name, f"not UTF-8 text ({why} on line {i})") from None
@@ -340,12 +341,34 @@ TEXT = pd.ArrowDtype(pa.large_string())
 string per line (a file of a million lines held as strings is two to three times its size)."""
 
 
-def utf8_frame(dataset: str, file: str, data: bytes) -> pd.DataFrame | None:
+def _file_bytes(path: Path) -> np.ndarray:
+    """A file's bytes in a writable array, for `utf8_frame` to take its lines' text out in place."""
+    with path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        buf = np.empty(size, dtype=np.uint8)
+        got = fh.readinto(memoryview(buf)) if size else 0
+        rest = fh.read()  # a file that grew since it was measured
+    return np.concatenate((buf[:got], np.frombuffer(rest, dtype=np.uint8))) if rest or got < size else buf
+
+
+def utf8_frame(dataset: str, file: str, data: bytes | np.ndarray) -> pd.DataFrame | None:
     """`raw_frame` of a file's bytes when they are UTF-8 text, else None; the same lines, found
     column-wise: only \\n ends a JSON line (str.splitlines would also break at U+2028 and U+0085,
     which may sit unescaped inside a JSON string), one \\r before it is dropped, blank lines
-    (whitespace alone, as `str.strip` sees it) are skipped."""
-    buf = np.frombuffer(data, dtype=np.uint8)
+    (whitespace alone, as `str.strip` sees it) are skipped.
+
+    `data` given as a writable byte array becomes the text column's buffer: the lines are moved
+    together inside it (a file-sized copy is slow to come by: every page of fresh memory is a
+    fault), so it no longer holds the file once a frame is returned. Other bytes are copied first.
+    When None is returned, `data` is as it was."""
+    buf = data if isinstance(data, np.ndarray) and data.flags.writeable else np.frombuffer(data, dtype=np.uint8).copy()
+    # Only ASCII bytes (\n, \r, blank lines) stand between the lines, and no UTF-8 sequence holds
+    # one: the whole file is UTF-8 exactly when every line is. Checked before anything is moved.
+    whole = pa.LargeStringArray.from_buffers(1, pa.py_buffer(np.array([0, len(buf)], dtype=np.int64)), pa.py_buffer(buf))
+    try:
+        whole.validate(full=True)  # UTF-8, as Python's decoder checks it
+    except pa.ArrowInvalid:
+        return None
     breaks = _positions(buf, 0x0A)
     starts = np.concatenate(([0], breaks + 1))
     ends = np.concatenate((breaks, [len(buf)]))
@@ -354,25 +377,18 @@ def utf8_frame(dataset: str, file: str, data: bytes) -> pd.DataFrame | None:
     first = buf[np.minimum(starts, max(len(buf) - 1, 0))] if len(buf) else np.zeros(len(starts), dtype=np.uint8)
     # A line opening with a visible ASCII character is not blank; any other is read as Python reads it.
     unsure = np.flatnonzero((ends <= starts) | (first <= 0x20) | (first >= 0x7F))
-    blank = [i for i in unsure if not data[starts[i]:ends[i]].decode("utf-8", "replace").strip()]
+    blank = [i for i in unsure if not buf[starts[i]:ends[i]].tobytes().decode("utf-8").strip()]
     keep = np.ones(len(starts), dtype=bool)
     keep[blank] = False
     # When only the breaks, each with the \r dropped before it, stand between kept lines (no blank
-    # line holds a space), bytes.replace takes them out in C, without the general case's index
-    # arrays as long as the file. A \r ending the file is left past the last line's end.
+    # line holds a space), bytes.replace takes them out in C a piece at a time, without the general
+    # case's index arrays as long as the file. A \r ending the file is left past the last line's end.
     only_breaks = not (ends[blank] > starts[blank]).any()
     starts, ends, numbers = starts[keep], ends[keep], np.flatnonzero(keep) + 1
     offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.cumsum(ends - starts, out=offsets[1:])
-    if only_breaks:
-        body = (data.replace(b"\r\n", b"\n") if cr.any() else data).replace(b"\n", b"")
-    else:
-        body = _kept_bytes(buf, starts, ends)
+    body = _without_breaks(buf, breaks, bool(cr.any())) if only_breaks else _kept_bytes(buf, starts, ends)
     text = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), pa.py_buffer(body))
-    try:
-        text.validate(full=True)  # UTF-8, as Python's decoder checks it
-    except pa.ArrowInvalid:
-        return None
     return pd.DataFrame(
         {
             "dataset": dataset,
@@ -396,6 +412,23 @@ def _positions(buf: np.ndarray, byte: int) -> np.ndarray:
     found = [np.flatnonzero(np.equal(buf[at:at + _SCAN], byte, out=hit[:min(_SCAN, len(buf) - at)])) + at
              for at in range(0, len(buf), _SCAN)]
     return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+def _without_breaks(buf: np.ndarray, breaks: np.ndarray, cr: bool) -> np.ndarray:
+    """`buf`'s bytes less every \\n (at `breaks`) and, when `cr`, each \\r just before one, moved
+    together at the front of `buf`: a piece of about `_SCAN` bytes ending at a break at a time, taken
+    out by bytes.replace (a \\r\\n never spans two pieces) and written back over what was read."""
+    last = np.searchsorted(breaks, np.arange(_SCAN, len(buf), _SCAN)) - 1  # the last break before each multiple
+    ends = np.unique(np.append(breaks[last[last >= 0]] + 1, len(buf)))
+    start = kept = 0
+    for end in ends.tolist():
+        if end == start:  # an empty file
+            continue
+        piece = buf[start:end].tobytes()
+        piece = (piece.replace(b"\r\n", b"\n") if cr else piece).replace(b"\n", b"")
+        buf[kept:kept + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        start, kept = end, kept + len(piece)
+    return buf[:kept]
 
 
 def _kept_bytes(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

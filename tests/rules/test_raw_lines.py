@@ -4,12 +4,14 @@ decode, split at \\n, drop one \\r, skip lines that `str.strip` leaves empty."""
 from __future__ import annotations
 
 import sys
+from unittest.mock import patch
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common import gates
-from rules.common.jsonl import TEXT, read_raw, utf8_frame
+from rules.common import gates, jsonl
+from rules.common.jsonl import TEXT, read_raw, utf8_frame, utf8_lines
 from rules.live_pick.config import load_config
 from rules.live_pick.normalise import normalise, read_input_dir
 from rules.common.environment import SAMPLE_DIR
@@ -25,11 +27,25 @@ def python_lines(data: bytes) -> list[tuple[int, str]] | None:
 
 
 def column_lines(data: bytes) -> list[tuple[int, str]] | None:
-    frame = utf8_frame("d", "f", data)
-    if frame is None:
-        return None
-    assert frame["text"].dtype == TEXT and frame["not_utf8"].isna().all()
-    return list(zip(frame["line"].tolist(), frame["text"].tolist()))
+    """utf8_frame's lines, the same whether the bytes are copied or moved in place, and whether the
+    breaks are taken out of pieces of a few bytes or of the whole file at once."""
+    found = []
+    for scan in (jsonl._SCAN, 3):
+        with patch.object(jsonl, "_SCAN", scan):
+            array = np.frombuffer(data, dtype=np.uint8).copy()
+            for source in (data, array):
+                frame = utf8_frame("d", "f", source)
+                if frame is None:
+                    assert source is data or array.tobytes() == data  # refused before anything was moved
+                    found.append(None)
+                    continue
+                assert frame["text"].dtype == TEXT and frame["not_utf8"].isna().all()
+                spaced = any(line.removesuffix(b"\r") and not line.decode().strip() for line in data.split(b"\n"))
+                if source is array and not spaced:  # moved in place, not copied (but past blank lines holding spaces)
+                    assert utf8_lines(frame["text"]).buffers()[2].address == array.ctypes.data
+                found.append(list(zip(frame["line"].tolist(), frame["text"].tolist())))
+    assert all(f == found[0] for f in found)
+    return found[0]
 
 
 PIECES = st.sampled_from([
@@ -60,6 +76,16 @@ def test_a_surrogate_encoded_in_utf8_is_not_text():
 
 def test_an_empty_file_has_no_lines():
     assert column_lines(b"") == [] and column_lines(b"\n \r\n") == []
+
+
+def test_a_file_is_read_as_its_bytes_say_with_a_byte_order_mark_and_crlf_breaks(tmp_path, monkeypatch):
+    monkeypatch.setattr(jsonl, "_SCAN", 5)  # many pieces, some ending inside a line
+    path = tmp_path / "rows.jsonl"
+    lines = ['{"a": "노래"}', '{"b": 2}', "", '{"c": "\u2028😀"}', '{"d": 4}']
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode("utf-8") + b"\r\n")
+    raw = read_raw(path, "rows")
+    assert raw["text"].dtype == TEXT
+    assert list(zip(raw["line"], raw["text"].tolist())) == [(1, lines[0]), (2, lines[1]), (4, lines[3]), (5, lines[4])]
 
 
 def test_a_file_holds_its_text_in_one_arrow_buffer_not_a_string_per_line(tmp_path):
