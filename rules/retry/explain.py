@@ -148,14 +148,31 @@ class _Said:
     a surface's baseline and the few overlaps short texts can have repeat across thousands of rows."""
 
     def __init__(self, decimals: int):
-        self.show = lru_cache(maxsize=None)(lambda v: show(v, decimals))
-        self.pair = lru_cache(maxsize=None)(lambda a, b: show_pair(a, b, decimals))
+        self.show = _by_identity(lambda v: show(v, decimals))
+        self.pair = _by_identity(lambda a, b: show_pair(a, b, decimals))
         self.josa = lru_cache(maxsize=None)(josa)
-        self.default_note = lru_cache(maxsize=None)(
+        self.default_note = _by_identity(
             lambda b: f"이 접점에는 서로 다른 세션끼리 견줄 말이 없어 카탈로그 기본값 {josa(show(b, decimals), '을/를')} 평소 겹침으로 썼습니다.")
-        self.fallback_note = lru_cache(maxsize=None)(
+        self.fallback_note = _by_identity(
             lambda b: (f"이 접점에는 서로 다른 세션끼리 견줄 말이 없고 카탈로그 기본값도 비어 있어 평소 겹침을 "
                        f"{josa(show(b, decimals), '으로/로')} 두었습니다."))
+
+
+def _by_identity(fn):
+    """`fn` remembered per its arguments' identities. The rows share a few number objects (each
+    overlap and baseline is one Fraction, spread by rank), which are looked up by address here:
+    a Fraction's hash is worked out in Python on every lookup. Equal values held by different
+    objects are each worked out once. The arguments are kept, so no address is reused meanwhile."""
+    memo: dict = {}
+
+    def remembered(*args):
+        key = tuple(map(id, args))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (fn(*args), args)
+        return found[0]
+
+    return remembered
 
 
 def _name(surface_name) -> str:
