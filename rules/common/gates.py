@@ -93,6 +93,11 @@ def trim_column(values: pd.Series) -> pd.Series:
 class Screen:
     """One dataset's rows on their way through the gates."""
 
+    _from_reader: frozenset[str] = frozenset()
+    """Columns of `_read` whose equal strings the reader made one object (`SharedValues.distinct`)."""
+    _shared_cells: frozenset[str] = frozenset()
+    """Columns of `_cells` whose equal strings are one object already: `expand` leaves them as they are."""
+
     def __init__(self, raw: pd.DataFrame, dataset: str, id_field: str, shared: SharedValues | None = None,
                  texts: pd.Series | None = None, first: int = 0, reader: ColumnReader | None = None):
         self.dataset = dataset
@@ -120,9 +125,10 @@ class Screen:
         # a file's lines straight from Arrow's buffer; an Arrow column's `tolist` boxes each value: 4× slower
         lines = None if _ROW_BY_ROW.get() else utf8_lines(raw["text"])
         if reader is not None and lines is not None and not undecoded.notna().any():
-            read = reader.read(lines)
+            read = reader.read(lines, self.shared.distinct)
             if read is not None:
                 self._read = (reader.names, *read, lines, first)
+                self._from_reader = frozenset(reader.names)
                 base["_obj"] = pd.Series(np.full(len(base), None, dtype=object), index=base.index, dtype=object)
                 self.rows = base
                 return
@@ -221,6 +227,7 @@ class Screen:
         self._trimmed += tuple(fields)
         if self._read is not None:
             names, cells = self._read[0], self._read[1]
+            self._from_reader -= set(fields)  # a trimmed text is a new string: `expand` shares these as read
             for f in fields:  # each code's trimming decided once per distinct code
                 j = names.index(f)
                 at = np.flatnonzero(each_value(_untrimmed, pd.Series(cells[:, j], dtype=object)).to_numpy(dtype=bool))
@@ -275,6 +282,7 @@ class Screen:
             objs[asked] = self._trim([obj for obj, _, _ in parsed])
             self.rows["_obj"] = objs
             self._cells = (names, cells, nulls, self.rows.index)
+            self._shared_cells = self._from_reader
             objs, asked = objs.tolist(), asked.tolist()
         else:
             objs = self.rows["_obj"].tolist()
@@ -283,6 +291,7 @@ class Screen:
                 cells = pd.DataFrame(objs, columns=list(names), dtype=object).to_numpy()
                 missing = pd.isna(cells)
                 self._cells = (names, cells, missing, self.rows.index)
+                self._shared_cells = frozenset()
                 asked = np.flatnonzero(~check.columns.passing(cells, missing)).tolist()
             else:
                 asked = range(len(objs))
@@ -296,7 +305,7 @@ class Screen:
         time: no dict per row besides the parsed ones. Equal strings of a column share one object
         (`SharedValues`)."""
         self._unread()
-        laid_out, self._cells = self._cells, None
+        (laid_out, self._cells), (shared_cells, self._shared_cells) = (self._cells, None), (self._shared_cells, frozenset())
         objs = self.rows["_obj"].tolist()
         if (laid_out is None or not set(columns) <= set(laid_out[0])) and any(obj is None for obj in objs):
             objs = self._objects()
@@ -305,17 +314,19 @@ class Screen:
             data = pd.DataFrame({c: pd.Series(share(c, [obj.get(c) for obj in objs]), dtype=object) for c in columns},
                                 columns=list(columns))
         else:  # pandas reads the dicts into one object array in C; an absent field is NaN there
+            shared_already = frozenset()
             if laid_out is not None and set(columns) <= set(laid_out[0]):  # as `schema` laid them out, less its rejects
                 names, cells, missing, index = laid_out
                 kept, picked = index.get_indexer(self.rows.index), [names.index(c) for c in columns]
                 cells, missing = cells[np.ix_(kept, picked)], missing[np.ix_(kept, picked)]
+                shared_already = shared_cells
             else:
                 cells = pd.DataFrame(objs, columns=list(columns), dtype=object).to_numpy()
                 missing = pd.isna(cells)
             cells[missing] = None  # the gates let no NaN through: each was an absent field
             share = self.shared.array
-            data = pd.DataFrame({c: pd.Series(share(c, cells[:, j]), dtype=object) for j, c in enumerate(columns)},
-                                columns=list(columns))
+            data = pd.DataFrame({c: pd.Series(cells[:, j] if c in shared_already else share(c, cells[:, j]), dtype=object)
+                                 for j, c in enumerate(columns)}, columns=list(columns))
         data.index = self.rows.index
         self.rows = pd.concat([self.rows.drop(columns="_obj"), data], axis=1)
 

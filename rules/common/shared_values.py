@@ -66,5 +66,19 @@ class SharedValues:
         return out
 
 
+    def distinct(self, name: str, texts: np.ndarray) -> np.ndarray:
+        """`array` of a column's distinct values (strings, or None), such as a dictionary Arrow made
+        of a chunk's cells: spread over the cells by index, they share as `array` would share them."""
+        seen = self._seen.setdefault(name, {})
+        if seen is None:
+            return texts
+        get = seen.setdefault
+        out = np.empty(len(texts), dtype=object)
+        out[:] = [get(v, v) if type(v) is str else v for v in texts.tolist()]
+        if len(seen) > LIMIT:
+            self._seen[name] = None
+        return out
+
+
 _NOTHING_TO_SHARE = frozenset({"empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"})
 """`infer_dtype` kinds of a column holding no string and no list."""

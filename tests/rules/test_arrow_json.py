@@ -221,7 +221,7 @@ def _assert_same_as_line_by_line(domain: str, texts: list[str]) -> None:
 def test_an_absent_field_and_a_null_one_are_judged_apart(dataset, monkeypatch):
     taken = []
     read = ColumnReader.read
-    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines, share=None: taken.append(r := read(self, lines, share)) or r)
     texts = ['{"id":"a","kept":null}', '{"id":"b"}', '{"id":"c","kept":"k","tag":null}', '{"id":"d","kept":"k"}',
              '{"id":"e","kept":"k","n":121}', '{"id":"e","kept":"k"}', '{"id":" ","kept":"k"}']
     accepted, quarantine = _screened(dataset, texts)
@@ -255,7 +255,7 @@ def test_the_sample_chunks_are_read_by_the_reader(domain, monkeypatch):
 
     taken = []
     read = ColumnReader.read
-    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines, share=None: taken.append(r := read(self, lines, share)) or r)
     monkeypatch.setattr(gates, "CHUNK_ROWS", 5)
     config = importlib.import_module(f"rules.{domain}.config").load_config()
     importlib.import_module(f"rules.{domain}.normalise").load_dir(SAMPLE_DIR / domain, config)
@@ -287,7 +287,7 @@ def test_handoff_messages_read_by_the_reader_match_line_by_line(tmp_path, monkey
         fh.write("\n".join(odd * 3) + "\n")
     taken = []
     read = ColumnReader.read
-    monkeypatch.setattr(ColumnReader, "read", lambda self, lines: taken.append(r := read(self, lines)) or r)
+    monkeypatch.setattr(ColumnReader, "read", lambda self, lines, share=None: taken.append(r := read(self, lines, share)) or r)
     for rows in (4, 50_000):
         monkeypatch.setattr(gates, "CHUNK_ROWS", rows)
         fast = normalise.load_dir(tmp_path, load_config())

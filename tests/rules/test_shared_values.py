@@ -61,6 +61,7 @@ def test_sharing_changes_no_value(domain, tmp_path, monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(SharedValues, "column", lambda self, name, values: values)
             m.setattr(SharedValues, "array", lambda self, name, values: values)
+            m.setattr(SharedValues, "distinct", lambda self, name, texts: texts)
             alone = _normalised(domain, source)
         for name in alone.tables:
             assert _strict(shared.tables[name]) == _strict(alone.tables[name]), name
@@ -73,6 +74,17 @@ def test_a_gated_table_holds_one_object_per_repeated_id(tmp_path, monkeypatch):
     chat = _normalised("live_pick", tmp_path).tables["live_chat"]
     ids = chat["character_id"].tolist()
     assert len({id(v) for v in ids}) == len(set(ids)) < len(ids)
+    tags = [t for cell in chat["topic_tags"].tolist() for t in cell or ()]
+    assert len({id(t) for t in tags}) == len(set(tags)) < len(tags)  # list elements too, each list its own
+
+
+def test_distinct_texts_share_with_what_the_column_showed_before():
+    shared = SharedValues()
+    a = shared.distinct("c", _objects(["".join(["CH-", "0007"]), None]))
+    b = shared.array("c", _objects(["".join(["CH-", "000", "7"]), "CH-0008"]))
+    c = shared.distinct("c", _objects(["".join(["CH-00", "08"])]))
+    assert a.tolist() == ["CH-0007", None] and b.tolist() == ["CH-0007", "CH-0008"]
+    assert b[0] is a[0] and c[0] is b[1]
 
 
 def _objects(values: list) -> np.ndarray:
@@ -137,3 +149,22 @@ def test_array_gives_what_column_gives(calls, limit):
             assert [repr(v) for v in got] == [repr(v) for v in want]
     finally:
         shared_values.LIMIT = old
+
+
+def test_columns_read_by_arrow_share_their_strings_across_chunks_trimmed_or_not(monkeypatch):
+    """Rows read by the column reader a chunk at a time: every room id and sender code, trimmed
+    ones included, is one object per value over the whole table."""
+    from rules.common.jsonl import utf8_frame
+    from rules.handoff.normalise import _screen
+
+    monkeypatch.setattr(gates, "CHUNK_ROWS", 7)
+    senders = ["customer", " ai ", "ai", "customer\u200b", "system"]
+    lines = [f'{{"message_id": "M-{i}", "room_id": "R-{i % 3}", "sender": "{senders[i % 5]}", "text": "안녕 {i % 2}", '
+             f'"sent_at": "2026-09-30T20:55:00+09:00", "cited_article_id": null}}' for i in range(40)]
+    raw = utf8_frame("chat_messages", "chat_messages.jsonl", "\n".join(lines).encode())
+    rows = _screen({"chat_messages": raw}, "chat_messages").rows
+    assert len(rows) == 40
+    for name in ("room_id", "sender"):
+        values = rows[name].tolist()
+        assert len({id(v) for v in values}) == len(set(values)) < len(values), name
+    assert set(rows["sender"]) == {"customer", "ai", "system"}
