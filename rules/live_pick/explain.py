@@ -51,13 +51,6 @@ PLACE = ("rank_in_window", "ranked_in_window")
 FIRST_VIEWER_HEDGE = "관계 기록이 없어 친밀 {level}단계로 봤고, 기록이 늦게 들어온 것인지는 이 데이터만으로 가릴 수 없습니다."
 
 
-def ev(dataset: str, field: str, value, agg: str | None = None) -> dict:
-    """`evidence.row` of a dataset, spelt out: it is made for every cited value."""
-    if agg is None:
-        return {"dataset": dataset, "field": field, "value": value}
-    return {"dataset": dataset, "field": field, "value": value, "agg": agg}
-
-
 def explain(f: pd.DataFrame, config: LivePickConfig, encoded: bool = False) -> tuple[list | Encoded, list, list]:
     """Evidence, summary and hedge of each row; `encoded`: the evidence as each row's JSON text."""
     build = {
@@ -76,19 +69,6 @@ def explain(f: pd.DataFrame, config: LivePickConfig, encoded: bool = False) -> t
 def _who(c: Columns) -> list:
     """How each line's viewer is named: the nickname of a known viewer, else the id (raw values)."""
     return [nick if known else viewer for known, nick, viewer in zip(c["has_relation"], c["nickname"], c["viewer_id"])]
-
-
-def tag_evs(c: Columns, tags: list) -> list[dict]:
-    """Evidence for the tag each line's rules used: the gold column, or the tagger's reading of the body."""
-    return [ev("live_chat", "topic_tags", tag) if tagger == "gold" else ev("live_chat", "body", tag, agg=f"tag:{tagger}")
-            for tagger, tag in zip(c["tagger"], tags)]
-
-
-def _viewer_evidence(known: bool, closeness, last) -> list[dict]:
-    """Closeness (or the absence of a relation row) and the last reply, when there is one."""
-    if not known:
-        return [ev("viewer_relation", "viewer_id", 0, agg="count")]
-    return [ev("viewer_relation", "closeness_level", closeness), ev("viewer_relation", "last_replied_at", last)]
 
 
 def _first_viewer_sentences(c: Columns, config: LivePickConfig) -> list:
@@ -110,91 +90,109 @@ LEFT_TO_OPERATOR = " 답변 후보에서 빼고 운영자가 직접 집어 올�
 
 
 def _out_of_world(c: Columns, config: LivePickConfig):
+    """The body; then what left the line out — a tagger's discarded or missing answer, no tags at all,
+    a banned tag (and the donation it carried), or a tag outside the world; then its time and the
+    viewer's last reply when the cooldown was measured. The evidence as slots, each branch's in turn
+    (a line cites one branch's)."""
+    n = len(c["body"])
     names = each(inline, c["character_name"])
     banned = each(lambda t: None if t is None else josa(inline(t), "이/가"), c["banned_tag"])
     offworld = each(lambda t: None if t is None else josa(inline(t), "은/는"), c["offworld_tag"])
-    cited, summaries, hedges = [], [], []
-    for (body, n_tags, tagger, tags, discard, answer, world, banned_tags, banned_tag, banned_shown, offworld_tag,
-         offworld_shown, donation, elapsed, sent, last, name) in zip(
-            c["body"], c["n_tags"], c["tagger"], c["tags"], c["tag_discard"], c["tag_answer"], c["world_topic_tags"],
-            c["banned_tags"], c["banned_tag"], banned, c["offworld_tag"], offworld, c["donation_amount"],
-            c["cooldown_elapsed_sec"], c["sent_at"], c["last_replied_at"], names):
-        e = [ev("live_chat", "body", body)]
+    n_tags = np.array(c["n_tags"], dtype=np.int64)
+    gold = np.array(c["tagger"], dtype=object) == "gold"
+    untagged_run, untagged_gold = (n_tags == 0) & ~gold, (n_tags == 0) & gold
+    discard = np.array(c["tag_discard"], dtype=object)
+    outside = untagged_run & (discard == "outside_vocabulary")
+    no_list = untagged_gold & np.array([t is None for t in c["tags"]], dtype=bool)
+    has_banned = (n_tags > 0) & (np.array(c["banned_tag"], dtype=object) != None)  # noqa: E711
+    with_donation = has_banned & (np.array(c["donation_amount"], dtype=np.int64) > 0)
+    off_world = (n_tags > 0) & ~has_banned
+    measured = np.array(c["cooldown_elapsed_sec"], dtype=object) != None  # noqa: E711
+    outside_tag = [None] * n  # the first answered tag outside the character's vocabulary
+    for i in np.flatnonzero(outside).tolist():
+        vocab = set(c["world_topic_tags"][i]) | set(c["banned_tags"][i])
+        outside_tag[i] = next(t for t in c["tag_answer"][i] if t not in vocab)
+    cited = Cited([
+        Slot("dataset", "live_chat", "body", c["body"]),
+        *_tag_slots(c, outside_tag, untagged_run),
+        Slot("dataset", "live_chat", "topic_tags", [None] * n, no_list),
+        Slot("dataset", "live_chat", "topic_tags", [0] * n, untagged_gold & ~no_list, agg="count"),
+        *_tag_slots(c, c["banned_tag"], has_banned),
+        Slot("dataset", "character_sheet", "banned_tags", c["banned_tag"], has_banned),
+        Slot("dataset", "live_chat", "donation_amount", c["donation_amount"], with_donation),
+        *_tag_slots(c, c["offworld_tag"], off_world),
+        Slot("dataset", "character_sheet", "world_topic_tags", c["offworld_tag"], off_world, agg="not_in"),
+        Slot("dataset", "live_chat", "sent_at", c["sent_at"], measured),
+        Slot("dataset", "viewer_relation", "last_replied_at", c["last_replied_at"], measured),
+    ], n)
+    summaries, hedges = [], []
+    for n_tags_, tagger, tags, discard_, world, banned_tag, banned_shown, offworld_shown, donation, outside_, name in zip(
+            c["n_tags"], c["tagger"], c["tags"], c["tag_discard"], c["world_topic_tags"], c["banned_tag"], banned,
+            offworld, c["donation_amount"], outside_tag, names):
         hedge = None
-        if n_tags == 0 and tagger != "gold":  # a tagger run left the line without tags
+        if n_tags_ == 0 and tagger != "gold":  # a tagger run left the line without tags
             who = f"태거({tagger})"
-            if discard == "outside_vocabulary":
-                vocab = set(world) | set(banned_tags)
-                outside = next(t for t in answer if t not in vocab)
-                e.append(ev("live_chat", "body", outside, agg=f"tag:{tagger}"))
-                s = f"{who}가 낸 태그 {josa(inline(outside), '이/가')} {name}의 주제 어휘 밖이라 그 답을 버렸습니다." + LEFT_TO_OPERATOR
-            elif discard in FAILED_ANSWER:
-                e.append(ev("live_chat", "body", None, agg=f"tag:{tagger}"))
-                s = f"{who}의 응답이 {FAILED_ANSWER[discard]} 이 줄에 주제 태그를 붙이지 못했습니다." + LEFT_TO_OPERATOR
+            if discard_ == "outside_vocabulary":
+                s = f"{who}가 낸 태그 {josa(inline(outside_), '이/가')} {name}의 주제 어휘 밖이라 그 답을 버렸습니다." + LEFT_TO_OPERATOR
+            elif discard_ in FAILED_ANSWER:
+                s = f"{who}의 응답이 {FAILED_ANSWER[discard_]} 이 줄에 주제 태그를 붙이지 못했습니다." + LEFT_TO_OPERATOR
                 hedge = RETRY_HEDGE
             else:
-                e.append(ev("live_chat", "body", None, agg=f"tag:{tagger}"))
                 s = f"{who}가 이 줄에서 주제 태그를 하나도 뽑지 못해 {name}{NO_OVERLAP}"
                 hedge = NO_TAG_HEDGE
-        elif n_tags == 0:
-            if tags is None:
-                e.append(ev("live_chat", "topic_tags", None))
-                s = f"수집기 태그(topic_tags)가 비어 있어 {name}{NO_OVERLAP}"
-            else:
-                e.append(ev("live_chat", "topic_tags", 0, agg="count"))
-                s = f"이 줄에는 주제 태그가 0개라 {name}{NO_OVERLAP}"
+        elif n_tags_ == 0:
+            s = f"수집기 태그(topic_tags)가 비어 있어 {name}{NO_OVERLAP}" if tags is None else f"이 줄에는 주제 태그가 0개라 {name}{NO_OVERLAP}"
             hedge = NO_TAG_HEDGE
         elif banned_tag is not None:
-            e += [_tag_ev(tagger, banned_tag), ev("character_sheet", "banned_tags", banned_tag)]
             s = f"{name}의 금칙 주제인 {banned_shown} 걸린 줄입니다."
             if donation > 0:
-                e.append(ev("live_chat", "donation_amount", donation))
                 s += f" 후원 {won(donation)}이 걸려 있어도 순위를 매기지 않습니다."
             s += " 답변 후보에서 빼고 운영자에게만 보여 줍니다."
         else:
-            e += [_tag_ev(tagger, offworld_tag), ev("character_sheet", "world_topic_tags", offworld_tag, agg="not_in")]
             s = (f"{offworld_shown} {name}의 세계관 주제 {len(world)}개에 들지 않습니다. "
                  "캐릭터가 설정 밖 이야기를 지어내지 않도록 답변 후보에서 뺍니다.")
-        if elapsed is not None:
-            e += [ev("live_chat", "sent_at", sent), ev("viewer_relation", "last_replied_at", last)]
-        cited.append(e)
         summaries.append(s)
         hedges.append(hedge)
     return cited, summaries, hedges
 
 
-def _tag_ev(tagger, tag) -> dict:
-    return ev("live_chat", "topic_tags", tag) if tagger == "gold" else ev("live_chat", "body", tag, agg=f"tag:{tagger}")
-
-
 def _just_answered(c: Columns, config: LivePickConfig):
-    e = [[ev("live_chat", "sent_at", sent), ev("viewer_relation", "last_replied_at", last), tag_ev,
-          ev("viewer_relation", "answered_topics", tag), ev("character_sheet", "reply_cooldown_sec", cooldown)]
-         for sent, last, tag_ev, tag, cooldown in zip(c["sent_at"], c["last_replied_at"], tag_evs(c, c["answered_tag"]),
-                                                     c["answered_tag"], c["reply_cooldown_sec"])]
+    """The line's time, the viewer's last reply, the tag and the topic answered, and the cooldown."""
+    cited = Cited([
+        Slot("dataset", "live_chat", "sent_at", c["sent_at"]),
+        Slot("dataset", "viewer_relation", "last_replied_at", c["last_replied_at"]),
+        *_tag_slots(c, c["answered_tag"]),
+        Slot("dataset", "viewer_relation", "answered_topics", c["answered_tag"]),
+        Slot("dataset", "character_sheet", "reply_cooldown_sec", c["reply_cooldown_sec"]),
+    ], len(c["sent_at"]))
     s = [f"{who}에게 {shown} 이야기를 답한 지 {elapsed}초밖에 지나지 않아 쿨다운 {cooldown}초 안입니다. "
          "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
          for who, shown, elapsed, cooldown in zip(each(inline, _who(c)), each(inline, c["answered_tag"]),
                                                   c["cooldown_elapsed_sec"], c["reply_cooldown_sec"])]
-    return e, s, [None] * len(e)
+    return cited, s, [None] * cited.n
 
 
 def _below_closeness(c: Columns, config: LivePickConfig):
-    cited = []
-    for body, tag_ev, in_map, mins, tag, known, closeness, last in zip(
-            c["body"], tag_evs(c, c["required_tag"]), c["required_in_map"], c["min_closeness_by_topic"], c["required_tag"],
-            c["has_relation"], c["closeness_level"], c["last_replied_at"]):
-        e = [ev("live_chat", "body", body), tag_ev]
-        if in_map:
-            e.append(ev("character_sheet", "min_closeness_by_topic", mins[tag]))
-        cited.append(e + _viewer_evidence(known, closeness, last))
+    """The body, the tag, the topic's threshold when the character's map names it, and the viewer's
+    closeness and last reply (or the absence of a relation row)."""
+    n = len(c["body"])
+    in_map = np.array(c["required_in_map"], dtype=bool)
+    known = np.array(c["has_relation"], dtype=bool)
+    thresholds = [mins[tag] if listed else None
+                  for mins, tag, listed in zip(c["min_closeness_by_topic"], c["required_tag"], c["required_in_map"])]
+    cited = Cited([
+        Slot("dataset", "live_chat", "body", c["body"]),
+        *_tag_slots(c, c["required_tag"]),
+        Slot("dataset", "character_sheet", "min_closeness_by_topic", thresholds, in_map),
+        *_viewer_slots(c, known),
+    ], n)
     first = _first_viewer_sentences(c, config)
     s = [f"{who} 꺼낸 {shown} 주제는 친밀 {need}단계부터이고 이 시청자는 {closeness}단계입니다. "
-         f"관계가 쌓이기 전에는 답변 후보에서 뺍니다.{'' if known else ' ' + new}"
-         for who, shown, need, closeness, known, new in zip(
+         f"관계가 쌓이기 전에는 답변 후보에서 뺍니다.{'' if known_ else ' ' + new}"
+         for who, shown, need, closeness, known_, new in zip(
              each(lambda v: josa(inline(v), "이/가"), _who(c)), each(inline, c["required_tag"]),
              each(_num, c["required_closeness"]), c["closeness_level"], c["has_relation"], first)]
-    return cited, s, [CLOSENESS_HEDGE] * len(cited)
+    return cited, s, [CLOSENESS_HEDGE] * n
 
 
 def _ranked(c: Columns, config: LivePickConfig):
@@ -224,20 +222,32 @@ def _base_slots(c: Columns) -> list[Slot]:
         Slot("dataset", "live_chat", "donation_amount", c["donation_amount"]),
         Slot("dataset", "live_chat", "is_question", c["is_question"]),
         *_tag_slots(c, c["first_tag"]),
-        Slot("dataset", "viewer_relation", "closeness_level", c["closeness_level"], known),
-        Slot("dataset", "viewer_relation", "last_replied_at", c["last_replied_at"], known),
-        Slot("dataset", "viewer_relation", "viewer_id", [0] * len(known), ~known, agg="count"),
+        *_viewer_slots(c, known),
         Slot("dataset", "live_chat", "sent_at", c["sent_at"]),
         Slot("dataset", "character_sheet", "reply_cooldown_sec", c["reply_cooldown_sec"]),
     ]
 
 
-def _tag_slots(c: Columns, tags: list) -> list[Slot]:
-    """`tag_evs` as slots: one per tagger, each line citing its own tagger's."""
+def _tag_slots(c: Columns, tags: list, where: np.ndarray | None = None) -> list[Slot]:
+    """The tag each line's rules used (`where` they cite one), as slots: one per tagger, each line
+    citing its own tagger's — the gold column, or the tagger's reading of the body."""
     taggers = np.array(c["tagger"], dtype=object)
-    return [Slot("dataset", "live_chat", "topic_tags", tags, taggers == tagger) if tagger == "gold"
-            else Slot("dataset", "live_chat", "body", tags, taggers == tagger, agg=f"tag:{tagger}")
+    return [Slot("dataset", "live_chat", "topic_tags", tags, _and(taggers == tagger, where)) if tagger == "gold"
+            else Slot("dataset", "live_chat", "body", tags, _and(taggers == tagger, where), agg=f"tag:{tagger}")
             for tagger in dict.fromkeys(c["tagger"])]
+
+
+def _and(mask: np.ndarray, where: np.ndarray | None) -> np.ndarray:
+    return mask if where is None else mask & where
+
+
+def _viewer_slots(c: Columns, known: np.ndarray) -> list[Slot]:
+    """Closeness and the last reply of a known viewer; the absence of a relation row of the others."""
+    return [
+        Slot("dataset", "viewer_relation", "closeness_level", c["closeness_level"], known),
+        Slot("dataset", "viewer_relation", "last_replied_at", c["last_replied_at"], known),
+        Slot("dataset", "viewer_relation", "viewer_id", [0] * len(known), ~known, agg="count"),
+    ]
 
 
 def _base_sentences(c: Columns, config: LivePickConfig) -> list[tuple[list[str], str | None]]:

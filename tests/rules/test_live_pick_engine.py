@@ -939,10 +939,27 @@ def test_column_wise_explanation_agrees_with_the_row_by_row_builders(f):
     columnar, reference = engine.explain(f, CFG), explain_reference.explain(f, CFG)
     # The same evidence (values of the same JSON kinds, keys in the same order), summaries and hedges.
     assert json.dumps(columnar, ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
+    texts, summaries, hedges = engine.explain(f, CFG, encoded=True)  # as `verdicts judge` writes them
+    assert json.dumps([list(texts), summaries, hedges], ensure_ascii=False) == json.dumps(reference, ensure_ascii=False)
     waiting = f[f["verdict"].isin([V.PICK, V.DEFERRED])]
     rows = explain_reference.evidence.plain_records(waiting[[c for c in explain_reference.READS if c not in ("rank_in_window", "ranked_in_window")]])
     assert json.dumps(engine.ranked_bases(waiting, CFG), ensure_ascii=False) == \
         json.dumps([explain_reference.ranked_base(r, CFG) for r in rows], ensure_ascii=False)
+
+
+def test_column_wise_explanation_agrees_where_a_topic_missing_from_the_map_sets_the_closeness():
+    """Below-closeness lines whose threshold is the default for a topic the character's map does not
+    name cite no threshold of the sheet; the others cite theirs."""
+    config = CFG.model_copy(update={"missing_topic_min_closeness": 9})
+    norm = normalise(read_input_dir(conftest.SEEDS / "live_pick"), config)
+    f = engine.filtered(norm.chat, norm.sheet, norm.relation, config)
+    engine.rank_remaining(f, config)
+    below = f["verdict"] == V.BELOW_CLOSENESS
+    assert (below & ~f["required_in_map"]).any() and (below & f["required_in_map"]).any()
+    reference = json.dumps(explain_reference.explain(f, config), ensure_ascii=False)
+    assert json.dumps(engine.explain(f, config), ensure_ascii=False) == reference
+    texts, summaries, hedges = engine.explain(f, config, encoded=True)
+    assert json.dumps([list(texts), summaries, hedges], ensure_ascii=False) == reference
 
 
 def test_column_wise_explanation_agrees_on_the_sample():
