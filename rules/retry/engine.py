@@ -65,12 +65,10 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
     f["verdict"] = np.select([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
     # exact_retry and surface_hop name the event their rule matched; the others the best
     # earlier event of the same surface, when it shares a word.
-    f["matched_event_id"] = np.select(
-        [f["verdict"].eq(V.EXACT_RETRY).to_numpy(), f["verdict"].eq(V.SURFACE_HOP).to_numpy()],
-        [f["exact_match"].to_numpy(), f["hop_match"].to_numpy()],
-        f["best_match"].to_numpy(),
-    )
-    for name, values in explain_context(f).items():
+    picked = [f["verdict"].eq(V.EXACT_RETRY).to_numpy(), f["verdict"].eq(V.SURFACE_HOP).to_numpy()]
+    f["matched_event_id"] = np.select(picked, [f["exact_match"].to_numpy(), f["hop_match"].to_numpy()], f["best_match"].to_numpy())
+    matched_pos = np.select(picked, [f["exact_pos"].to_numpy(), f["hop_pos"].to_numpy()], f["best_pos"].to_numpy())
+    for name, values in explain_context(f, matched_pos).items():
         f[name] = values
     return f, stable_order(f, ["sent_at_ns", "event_id"])
 
@@ -133,6 +131,7 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
 
     # Same session, another surface: the best earlier event sharing a word.
     hop_pos, hop_rank = _best(n, i[~same], j[~same], rank[~same])
+    f["hop_pos"] = hop_pos
     f["hop_match"] = ids[hop_pos]
     f["hop_overlap"] = ranked[hop_rank]
     f["session_surfaces"] = pd.Series(surface).where(surface >= 0).groupby(session, sort=False).transform("nunique")
@@ -140,7 +139,8 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
     # The earliest earlier event with the same squashed text on the same surface.
     group = f.groupby([session, surface, exact_factorize(f["squashed"])[0]], sort=False)
     f["is_exact"] = group.cumcount().gt(0)
-    f["exact_match"] = group["event_id"].transform("first").where(f["is_exact"], None)
+    f["exact_pos"] = np.where(f["is_exact"], group["pos"].transform("first"), -1)
+    f["exact_match"] = ids[f["exact_pos"].to_numpy()]
     return f
 
 

@@ -34,18 +34,20 @@ CONTEXT = ("matched_text", "matched_surface", "session_names")
 """What explaining a row reads of the other events (`explain_context`), one column each."""
 
 
-def explain_context(f: pd.DataFrame) -> dict[str, np.ndarray]:
+def explain_context(f: pd.DataFrame, matched_pos: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """What explaining each row of `f` (every event, decided, in any order) reads of the others, by
     `CONTEXT` column: the input text and the surface name as shown of the event it matched (None
     when it matched none), and for a surface_hop its session's surfaces' names as shown, each once,
     in the session's order (None for other verdicts).
 
-    The matched events are found through a hash index of the ids (`Index.get_indexer`), not a dict
-    of every event; names are made once per distinct surface name, and lists only for the sessions
+    `matched_pos`: the row of each row's matched event (-1: none), as deciding found it; else the
+    matched events are found through a hash index of the ids (`Index.get_indexer`), not a dict of
+    every event. Names are made once per distinct surface name, and lists only for the sessions
     that hold a surface_hop, from their (session, name) pairs left after repeats are dropped."""
     n = len(f)
     shown = _shown(f["surface_name"])
-    at = _matched_rows(f["event_id"].to_numpy(dtype=object), f["matched_event_id"].to_numpy(dtype=object))
+    at = _matched_rows(f["event_id"].to_numpy(dtype=object), f["matched_event_id"].to_numpy(dtype=object)) \
+        if matched_pos is None else matched_pos
     session_names = np.full(n, None, dtype=object)
     verdicts = f["verdict"].to_numpy(dtype=object)
     hop = np.flatnonzero(verdicts == V.SURFACE_HOP)
