@@ -67,7 +67,7 @@ def rules_only(domain: str, judge, state) -> float:
     spec = registry.get(domain).spec
     engine, outputs = spec.engine, spec.explain_outputs
     stubs = {"explain": lambda f, config, *context: tuple([None] * len(f) for _ in range(outputs)),
-             "explain_context": lambda f: {}}  # what explaining a row reads of the others (retry)
+             "explain_context": lambda f, *matched: {}}  # what explaining a row reads of the others (retry)
     real = {name: getattr(engine, name) for name in stubs if hasattr(engine, name)}
     for name in real:
         setattr(engine, name, stubs[name])
