@@ -111,6 +111,12 @@ def field_texts(lines: pa.LargeStringArray, name: str) -> np.ndarray | None:
     two objects on one line), it declines `name` given twice or holding anything but text or null,
     and a line with `DEEP` openings or more, which `json.loads` may refuse as too deep for it while
     Arrow reads it."""
+    found = fields_texts(lines, (name,))
+    return None if found is None else found[0]
+
+
+def fields_texts(lines: pa.LargeStringArray, names: tuple[str, ...]) -> list[np.ndarray] | None:
+    """`field_texts` of each of the names, the lines read once; None when the reader declines any."""
     offsets = _offsets(lines)
     if len(lines) and lines.null_count == 0:
         data = lines.buffers()[2]
@@ -118,8 +124,8 @@ def field_texts(lines: pa.LargeStringArray, name: str) -> np.ndarray | None:
             line = data[int(offsets[i]):int(offsets[i + 1])].to_pybytes()
             if line.count(b"[") + line.count(b"{") >= DEEP:
                 return None
-    table = _table(lines, pa.schema([(name, pa.large_string())]), "ignore")
-    return None if table is None else table.column(0).combine_chunks().to_numpy(zero_copy_only=False)
+    table = _table(lines, pa.schema([(name, pa.large_string()) for name in names]), "ignore")
+    return None if table is None else [column.combine_chunks().to_numpy(zero_copy_only=False) for column in table.columns]
 
 
 def _offsets(lines: pa.LargeStringArray) -> np.ndarray:

@@ -110,11 +110,7 @@ def jsonl_bytes(columns: dict[str, list]) -> bytes | memoryview:
         text, rows = json_texts(columns[name])
         texts.append(text)
         refused.update(rows)
-    pieces: list = []
-    for i, (name, text) in enumerate(zip(names, texts)):
-        pieces += [pa.scalar((b"," if i else b"{") + orjson.dumps(name) + b":", pa.large_binary()), text]
-    pieces.append(pa.scalar(b"}\n", pa.large_binary()))
-    lines = pc.binary_join_element_wise(*pieces, pa.scalar(b"", pa.large_binary()))
+    lines = _objects(names, texts, b"}\n")
     if refused:
         out = lines.to_pylist()
         for i in refused:
@@ -122,6 +118,29 @@ def jsonl_bytes(columns: dict[str, list]) -> bytes | memoryview:
         return b"".join(out)
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
     return memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]]
+
+
+def object_texts(columns: dict[str, list], constants: dict | None = None) -> Encoded | None:
+    """Each row's JSON object of the columns' values, keys in order, then the `constants` (the same
+    for every row), as orjson writes the dict; None when a value is one orjson refuses, whose row a
+    writer spells otherwise. Raises ValueError on NaN or ±Infinity, as writing the dicts would."""
+    texts = []
+    for values in columns.values():
+        text, refused = json_texts(values)
+        if refused:
+            return None
+        texts.append(text)
+    tail = b"".join(b"," + orjson.dumps(k) + b":" + orjson.dumps(v) for k, v in (constants or {}).items())
+    return Encoded(_objects(list(columns), texts, tail + b"}"))
+
+
+def _objects(names: list[str], texts: list[pa.Array], tail: bytes) -> pa.Array:
+    """Each row's `{"name":text,...` of the names and their columns' texts, ending in `tail`."""
+    pieces: list = []
+    for i, (name, text) in enumerate(zip(names, texts)):
+        pieces += [pa.scalar((b"," if i else b"{") + orjson.dumps(name) + b":", pa.large_binary()), text]
+    pieces.append(pa.scalar(tail, pa.large_binary()))
+    return pc.binary_join_element_wise(*pieces, pa.scalar(b"", pa.large_binary()))
 
 
 def json_texts(values: list) -> tuple[pa.Array, list[int]]:

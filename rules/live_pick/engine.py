@@ -12,6 +12,7 @@ import pandas as pd
 
 from rules.common.distinct import exact_factorize
 from rules.common.frames import columns_of, renumbered, taken
+from rules.common.json_columns import Encoded, object_texts
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.sheets import VERSION, is_versioned, version_in_force
@@ -139,18 +140,24 @@ def _explained(f: pd.DataFrame, config: LivePickConfig, encoded: bool = False) -
     """Output rows of decided lines in output order, with their explanation (`encoded`: the evidence
     as JSON texts) and provenance."""
     cited, summaries, hedges = explain(f, config, encoded)
-    return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges, provenance=_provenance(f))
+    return output_frame(f, OUTPUT_COLUMNS, evidence=cited, summary=summaries, hedge=hedges,
+                        provenance=_provenance(f, encoded))
 
 
 def _no_rows() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
 
 
-def _provenance(f: pd.DataFrame) -> list[dict]:
-    return [
-        {"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
-        for t, a, u, d in zip(*(cells(f[c]) for c in PROVENANCE))
-    ]
+def _provenance(f: pd.DataFrame, encoded: bool = False) -> list[dict] | Encoded:
+    """Each line's tagger, its answer, the tags used and why an answer was discarded, with the
+    template's sentence; `encoded`: as each row's JSON text (`object_texts`), where it can be."""
+    columns = dict(zip(("tagger", "answer", "tags", "discard"), (cells(f[c]) for c in PROVENANCE)))
+    template = {"summary": "template", "summary_fallback": None}
+    texts = object_texts(columns, template) if encoded else None
+    if texts is not None:
+        return texts
+    return [{"tagger": t, "answer": a, "tags": u, "discard": d, "summary": "template", "summary_fallback": None}
+            for t, a, u, d in zip(*columns.values())]
 
 
 # -- judging a window whose lines arrive over its life -------------------------------------

@@ -16,6 +16,10 @@ from collections import Counter
 from typing import Iterable
 
 import pandas as pd
+import pyarrow as pa
+
+from rules.common.arrow_json import fields_texts
+from rules.common.json_columns import Encoded
 
 WRITERS = ("template", "openai")
 
@@ -61,8 +65,19 @@ def summary_counts(rows: list[dict]) -> dict:
     return provenance_counts(r.get("provenance") for r in rows)
 
 
-def provenance_counts(provenances: Iterable[dict | None]) -> dict:
-    """`summary_counts` of rows' provenance values."""
+def provenance_counts(provenances: Iterable[dict | None] | Encoded) -> dict:
+    """`summary_counts` of rows' provenance values; given as JSON texts (`Encoded`), only the two
+    fields counted are read, by Arrow's reader (where it can: else each text is read whole)."""
+    if isinstance(provenances, Encoded):
+        lines = provenances.texts.cast(pa.large_string())
+        found = fields_texts(lines, ("summary", "summary_fallback"))
+        if found is not None:
+            summary, fallback = found
+            reasons = Counter(fallback.tolist())
+            reasons.pop(None, None)
+            kept = Counter(summary.tolist())
+            return {"kept": len(summary) - kept[None] - kept["template"], "fallback": sum(reasons.values()),
+                    "reasons": dict(reasons)}
     provenances = [p or {} for p in provenances]
     kept = sum(1 for p in provenances if p.get("summary") not in (None, "template"))
     reasons = Counter(p.get("summary_fallback") for p in provenances)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.common.evidence import rows_of
-from rules.common.json_columns import json_texts, split_array, split_marked, write_jsonl_columns
+from rules.common.json_columns import json_texts, object_texts, split_array, split_marked, write_jsonl_columns
 from rules.common.jsonl import write_jsonl
 
 TRICKY_TEXT = st.one_of(
@@ -75,6 +75,25 @@ def test_each_value_s_text_is_orjson_s_and_what_orjson_refuses_is_named(values):
             assert i in refused
         else:
             assert i not in refused and text == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(columns=st.integers(0, 5).flatmap(lambda rows: st.dictionaries(st.text(alphabet='ab"\\,값', min_size=1, max_size=3),
+                                                                     column_strategy(rows), min_size=1, max_size=4)),
+       constants=st.dictionaries(st.text(alphabet="xy값", min_size=1, max_size=2),
+                                 st.one_of(st.none(), st.booleans(), TRICKY_TEXT, st.integers(-(2**63), 2**63 - 1)), max_size=2))
+def test_objects_of_columns_are_orjson_s_dicts_or_none_where_orjson_refuses_a_value(columns, constants):
+    constants = {k: v for k, v in constants.items() if k not in columns}
+    rows = [{**dict(zip(columns, cells)), **constants} for cells in zip(*columns.values())]
+    try:
+        want = [orjson.dumps(r) for r in rows]
+    except orjson.JSONEncodeError:
+        want = None
+    got = object_texts(columns, constants)
+    if got is None:  # a value orjson refuses in some column
+        assert want is None and any(json_texts(values)[1] for values in columns.values())
+    else:
+        assert got.texts.to_pylist() == want
 
 
 @pytest.mark.parametrize("values", [

@@ -167,7 +167,8 @@ FALLBACKS = {
 
 
 def test_openai_summaries_are_kept_only_when_they_pass_the_checks(env):
-    from rules.live_pick.summaries import summary_counts
+    from rules.common.json_columns import Encoded, json_texts
+    from rules.live_pick.summaries import provenance_counts, summary_counts
 
     domain = domains.get("live_pick")
     template = {r["msg_id"]: r for r in domain.judge_dir(SAMPLE).rows}
@@ -188,6 +189,9 @@ def test_openai_summaries_are_kept_only_when_they_pass_the_checks(env):
     counts = summary_counts(judged.rows)
     assert counts["kept"] == 80 - len(FALLBACKS) and counts["fallback"] == len(FALLBACKS)
     assert counts["reasons"]["timeout"] == 1 and counts["reasons"]["wrong_verdict"] == 1
+    # provenance given as JSON texts (as a written part carries it) is counted alike
+    encoded = Encoded(json_texts([r["provenance"] for r in judged.rows])[0])
+    assert provenance_counts(encoded) == counts
     checks, _ = domain.check_dir(SAMPLE, judged.rows)
     assert [c.id for c in checks if not c.passed] == []
     assert len([r for r in server.requests if json.loads(user_text(r["body"]))["msg_id"].endswith("1409")]) == 2
