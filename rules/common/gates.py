@@ -463,8 +463,15 @@ def _quoted(value: object) -> str:
 
 
 def int_or_none(series: pd.Series) -> pd.Series:
-    """Python ints with None for missing values (pandas would turn the mix into floats)."""
-    return pd.Series([None if v is None or v is pd.NA or v != v else int(v) for v in series], index=series.index, dtype=object)
+    """Python ints with None for missing values (pandas would turn the mix into floats). A column
+    already of ints and None (as Arrow's reader gives it) is taken as it is, the types found in C."""
+    values = series.to_numpy(dtype=object)
+    if set(map(type, values)) <= _INT_OR_NONE:
+        return pd.Series(values.copy() if series.dtype == object else values, index=series.index, dtype=object)
+    return pd.Series([None if v is None or v is pd.NA or v != v else int(v) for v in values], index=series.index, dtype=object)
+
+
+_INT_OR_NONE = frozenset({int, type(None)})
 
 
 def screen(

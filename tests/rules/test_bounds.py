@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.gates import PADDING, row_by_row, trim, trim_column
+from rules.common.gates import PADDING, int_or_none, row_by_row, trim, trim_column
 from rules.common.jsonl import read_object, read_objects
 
 
@@ -91,3 +91,29 @@ def test_trim_and_trim_column_strip_padding_from_both_ends(values):
     assert trim_column(pd.Series(values, dtype=object)).tolist() == expected
     with row_by_row():
         assert trim_column(pd.Series(values, dtype=object)).tolist() == expected
+
+
+def _int_or_none_per_value(values) -> list:
+    return [None if v is None or v is pd.NA or v != v else int(v) for v in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-(2**70), 2**70), st.booleans(), st.just(pd.NA), st.just(float("nan")),
+                          st.integers(-(2**53), 2**53).map(float)), max_size=12),
+       st.sampled_from([object, "Int64", "float64", "int64"]))
+def test_int_or_none_gives_ints_and_none_as_the_per_value_reading_does(values, dtype):
+    try:
+        series = pd.Series(values, dtype=dtype, index=range(10, 10 + len(values)))
+    except (TypeError, ValueError, OverflowError):  # the values do not fit the dtype
+        return
+    got = int_or_none(series)
+    want = _int_or_none_per_value(series.tolist() if dtype == object else list(series))
+    assert got.dtype == object and list(got.index) == list(series.index)
+    assert [(type(v), v) for v in got] == [(type(v), v) for v in want]
+
+
+def test_int_or_none_of_ints_and_none_is_a_column_of_its_own():
+    series = pd.Series([1, None, 3], dtype=object)
+    got = int_or_none(series)
+    got.iat[0] = 5
+    assert series.tolist() == [1, None, 3]
