@@ -76,3 +76,13 @@ def exact_duplicated(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     for text holding NUL: pandas' duplicates over several columns factorise each the flawed way."""
     codes = pd.DataFrame({i: exact_factorize(frame[c])[0] for i, c in enumerate(columns)}, index=range(len(frame)))
     return codes.duplicated().to_numpy()
+
+
+def select_labels(conditions: list, labels, default) -> np.ndarray:
+    """`np.select(conditions, labels, default)` as an array of the label objects themselves: every
+    row of a label holds the one str given, where `np.select` makes a fixed-width text array whose
+    cells become a new str per row once in a frame (10⁶ rows, 10⁶ strs held)."""
+    choice = np.select(conditions, np.arange(len(labels)), len(labels))
+    options = np.empty(len(labels) + 1, dtype=object)
+    options[:] = [*labels, default]
+    return options[choice]

@@ -17,7 +17,7 @@ import pandas as pd
 from pandas.api.extensions import take
 
 from rules.common.days import iso_days
-from rules.common.distinct import exact_duplicated
+from rules.common.distinct import exact_duplicated, select_labels
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.frames import taken
 from rules.common.lookup import add_looked_up
@@ -85,7 +85,7 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
     f["held"] = f["room_id"].isin(held) | f["customer_id"].isna()
     f["of_day"] = True if day is None else f["opened_day"].eq(day)
     f = apply_rules(f, config, horizon)
-    f["status"] = np.select(
+    f["status"] = select_labels(
         [f["held"].to_numpy(dtype=bool), f["verdict"].notna().to_numpy(dtype=bool), f["in_scope"].to_numpy(dtype=bool)],
         [V.HELD_STATUS, V.LISTED, V.UNLISTED], V.OUT_OF_SCOPE,
     )
@@ -349,8 +349,9 @@ def apply_rules(f: pd.DataFrame, config: HandoffConfig, horizon: int | None) -> 
     for verdict, mask in masks.items():
         f[f"rule_{V.RULE_ORDER.index(verdict) + 1}"] = mask.to_numpy(dtype=bool)
     f["in_scope"] = f["ai_count"].gt(0) | f["late"]
-    chosen = np.select([masks[v].to_numpy(dtype=bool) for v in V.RULE_ORDER], V.RULE_ORDER, "")
-    f["verdict"] = [str(v) if v and s else None for v, s in zip(chosen, f["in_scope"])]
+    chosen = select_labels([masks[v].to_numpy(dtype=bool) for v in V.RULE_ORDER], V.RULE_ORDER, None)
+    chosen[~f["in_scope"].to_numpy(dtype=bool)] = None
+    f["verdict"] = chosen
     f["provisional"] = _provisional(f, config, horizon)
     return f
 

@@ -331,7 +331,12 @@ def rank_remaining(f: pd.DataFrame, config: LivePickConfig) -> None:
     f.loc[rank.index, "rank_in_window"] = rank.astype("int64")
     f["ranked_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
     f.loc[rank.index, "ranked_in_window"] = groups["msg_id"].transform("size").astype("int64")
-    f.loc[remaining, "verdict"] = np.where(f.loc[remaining, "rank_in_window"] <= config.picks_per_window, V.PICK, V.DEFERRED)
+    # Set in an array of objects: through `.loc` each line got a str of its own (562,501 at 10⁶ lines).
+    where = np.flatnonzero(remaining.to_numpy(dtype=bool))
+    verdicts = f["verdict"].to_numpy(dtype=object, copy=True)
+    verdicts[where] = V.DEFERRED
+    verdicts[where[f["rank_in_window"].to_numpy(dtype="int64", na_value=0)[where] <= config.picks_per_window]] = V.PICK
+    f["verdict"] = verdicts
 
 
 def pick_ids(msg_ids: pd.Series) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rules.common.distinct import is_text, per_distinct_text
+from rules.common.distinct import is_text, per_distinct_text, select_labels
 from rules.common.frames import renumbered
 from rules.common.lookup import add_looked_up
 from rules.common.evidence import plain_columns, rows_of
@@ -58,7 +58,7 @@ def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) 
         V.AGE_CONFLICT: age_conflict(f, config),
         V.JOB_CONFLICT: job_conflict(f, config),
     }
-    f["persona_code"] = np.select([masks[c].to_numpy(dtype=bool) for c in V.RULE_ORDER[:-1]], V.RULE_ORDER[:-1], V.CONSISTENT)
+    f["persona_code"] = select_labels([masks[c].to_numpy(dtype=bool) for c in V.RULE_ORDER[:-1]], V.RULE_ORDER[:-1], V.CONSISTENT)
     f["minor_topic"] = minor_restricted(f, config) & ~forbidden_direct(f)
     f["avoided"] = avoided_forbidden(f)
     f["check_id"] = "pk_" + f["turn_no"]

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from rules.common.distinct import exact_factorize
+from rules.common.distinct import exact_factorize, select_labels
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.frames import columns_of, taken
 from rules.common.ordering import stable_order
@@ -62,7 +62,7 @@ def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) ->
     if f.empty:
         return f, np.arange(0)
     exact, reworded, hop = exact_retry(f), reworded_retry(f), surface_hop(f, config)
-    f["verdict"] = np.select([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
+    f["verdict"] = select_labels([exact, reworded, hop], [V.EXACT_RETRY, V.REWORDED_RETRY, V.SURFACE_HOP], V.ONE_SHOT)
     # exact_retry and surface_hop name the event their rule matched; the others the best
     # earlier event of the same surface, when it shares a word.
     picked = [f["verdict"].eq(V.EXACT_RETRY).to_numpy(), f["verdict"].eq(V.SURFACE_HOP).to_numpy()]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.distinct import each_value, factorize_text, is_text, per_distinct_text
+from rules.common.distinct import each_value, factorize_text, is_text, per_distinct_text, select_labels
 
 
 def _objects(values: list) -> np.ndarray:
@@ -86,3 +86,36 @@ def test_each_value_equals_a_call_per_row(values):
     want = [fn(v) for v in values]
     assert got == want
     assert [type(v) for v in got] == [type(v) for v in want]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), max_size=40))
+def test_select_labels_is_np_select_with_the_label_objects_themselves(rows):
+    labels, default = ["갑 " * 3, "을", "병"], None
+    conditions = [np.array([r[i] for r in rows], dtype=bool) for i in range(3)]
+    chosen = select_labels(conditions, labels, default)
+    expected = np.select(conditions, labels, "")
+    assert chosen.dtype == object and len(chosen) == len(rows)
+    assert [v if v is not None else "" for v in chosen] == expected.tolist()
+    assert {id(v) for v in chosen} <= {id(v) for v in [*labels, default]}  # the very objects given, shared
+
+
+def test_verdict_columns_hold_one_str_per_verdict():
+    """persona's codes, retry's and handoff's verdicts and handoff's statuses: one object per label."""
+    from evals import domains
+    from rules.common.environment import SAMPLE_DIR
+    from rules.handoff import engine as handoff_engine
+    from rules.persona import engine as persona_engine
+    from rules.retry import engine as retry_engine
+
+    for name, column, decide in (
+        ("persona", "persona_code", lambda t, c: persona_engine.decided(t["turns"], t["profiles"], c)[0]),
+        ("retry", "verdict", lambda t, c: retry_engine.decided(t["interaction_events"], t["surface_catalog"], c)[0]),
+        ("handoff", "verdict", lambda t, c: handoff_engine.assess(t, c)),
+        ("handoff", "status", lambda t, c: handoff_engine.assess(t, c)),
+    ):
+        spec = domains.get(name).spec
+        _, judged, config = spec.load(SAMPLE_DIR / name)
+        values = [v for v in decide(judged.tables, config)[column] if v is not None]
+        assert len(values) > len(set(values)) > 1
+        assert len({id(v) for v in values}) == len(set(values)), (name, column)

@@ -14,6 +14,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -969,3 +970,17 @@ def test_column_wise_explanation_agrees_on_the_sample():
     assert set(f["verdict"]) == set(V.ORDER), "the sample holds every verdict"
     assert json.dumps(engine.explain(f, CFG), ensure_ascii=False) == \
         json.dumps(explain_reference.explain(f, CFG), ensure_ascii=False)
+
+
+def test_ranked_lines_share_one_text_per_verdict():
+    """Every line of a verdict holds the same str object: a text per line is memory a judge of 10⁶
+    lines holds, and every page of them a copy for the process writing the later parts."""
+    norm = normalise(read_input_dir(conftest.SEEDS / "live_pick"), CFG)
+    f = engine.filtered(norm.chat, norm.sheet, norm.relation, CFG)
+    engine.rank_remaining(f, CFG)
+    assert {id(v) for v in f["verdict"]} == {id(v) for v in V.ORDER}
+    reference = engine.filtered(norm.chat, norm.sheet, norm.relation, CFG)
+    reference.loc[:, "rank_in_window"] = f["rank_in_window"]
+    waiting = reference["verdict"].isna()
+    reference.loc[waiting, "verdict"] = np.where(f.loc[waiting, "rank_in_window"] <= CFG.picks_per_window, V.PICK, V.DEFERRED)
+    assert f["verdict"].tolist() == reference["verdict"].tolist()
