@@ -9,7 +9,10 @@ each figure in its own process:
   DataFrame per dataset (lines that are not JSON objects are skipped): the least any judge must do;
   the fastest of three runs;
 - *judge*: `verdicts judge DOMAIN --input DIR --out FILE` as a whole process, start-up, gates,
-  rules, evidence, summaries and writing the file included, with its peak resident memory;
+  rules, evidence, summaries and writing the file included; its CPU seconds (the copy it forks to
+  write the later parts on the other core included); *peak MB*, the peak resident memory of the
+  largest of its processes; *all MB*, the peak of the memory its processes hold together, shared
+  pages counted once (proportional set size, sampled every 0.1 s);
 - *ratio* = judge ÷ parse floor; *growth* = judge at this size ÷ judge at the previous size;
 - *load* (the gates) and *rules* (the engine with evidence and summaries stubbed out, on the
   loaded input), in-process, to show where the judge's time goes.
@@ -32,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -110,18 +114,47 @@ def parse_floor(domain: str, folder: Path) -> dict:
     return {"parse_s": time.perf_counter() - t0, "rows": rows}
 
 
+def tree_pss_mb(pid: int) -> float:
+    """The proportional set size of a process and its descendants, in MB: the memory they hold
+    between them, each shared page counted once (Linux; 0 where /proc does not tell)."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as fh:
+                total += next(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
+            with open(f"/proc/{p}/task/{p}/children") as fh:
+                todo += [int(c) for c in fh.read().split()]
+        except (OSError, StopIteration, ValueError):  # gone meanwhile, or not Linux
+            continue
+    return total / 1024
+
+
 def timed_process(args: list[str], env: dict | None = None) -> dict:
-    """Wall seconds and peak resident MB of one command run to its end (it must succeed)."""
+    """Wall seconds, CPU seconds (its own and its children's), the peak resident MB of the
+    largest of its processes, and the peak MB of all of them together (`tree_pss_mb`, sampled
+    every 0.1 s) of one command run to its end (it must succeed)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak, done = [0.0], threading.Event()
+
+    def sample():
+        while not done.wait(0.1):
+            peak[0] = max(peak[0], tree_pss_mb(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
+    done.set()
+    sampler.join()
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024}
+    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+            "all_mb": peak[0]}
 
 
 def judge_process(domain: str, folder: Path, day: str | None = None, env: dict | None = None) -> dict:
@@ -307,8 +340,8 @@ def plot_growth(growth: dict[str, list[tuple[int, float]]], path: Path) -> None:
 
 def table(a) -> dict[str, list[tuple[int, float]]]:
     growth: dict[str, list[tuple[int, float]]] = {}
-    print(f"{'domain':<10} {'rows':>10} {'parse floor s':>13} {'judge s':>8} {'ratio':>6} {'peak MB':>8} "
-          f"{'growth':>7} {'load s':>7} {'rules s':>8}")
+    print(f"{'domain':<10} {'rows':>10} {'parse floor s':>13} {'judge s':>8} {'ratio':>6} {'cpu s':>6} {'peak MB':>8} "
+          f"{'all MB':>7} {'growth':>7} {'load s':>7} {'rules s':>8}")
     for domain in a.domains:
         before = None
         for n in sorted(a.sizes):
@@ -320,8 +353,8 @@ def table(a) -> dict[str, list[tuple[int, float]]]:
             growth.setdefault(domain, []).append((n, judged["seconds"]))
             before = (n, judged["seconds"])
             print(f"{domain:<10} {n:>10,} {floor['parse_s']:>13.2f} {judged['seconds']:>8.2f} "
-                  f"{judged['seconds'] / floor['parse_s']:>5.1f}× {judged['peak_mb']:>8.0f} {grown:>7} "
-                  f"{inner['load_s']:>7.2f} {inner['rules_s']:>8.2f}", flush=True)
+                  f"{judged['seconds'] / floor['parse_s']:>5.1f}× {judged['cpu_s']:>6.1f} {judged['peak_mb']:>8.0f} "
+                  f"{judged['all_mb']:>7.0f} {grown:>7} {inner['load_s']:>7.2f} {inner['rules_s']:>8.2f}", flush=True)
     return growth
 
 

@@ -212,10 +212,14 @@ def cmd_judge(args) -> int:
 
 
 def _judge(args) -> int:
-    from rules.common.json_columns import write_jsonl_columns
     from rules.common.jsonl import write_jsonl
+    from rules.common.part_writer import processes, write_parts
 
     domain = _domain(args.domain)
+    try:
+        processes()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
     if args.tags not in domain.tag_sources:
         raise UsageError(f"--tags {args.tags}: not available for {args.domain} (choose from {', '.join(domain.tag_sources)})")
     if args.summary not in domain.summary_writers:
@@ -225,22 +229,19 @@ def _judge(args) -> int:
                                      summaries=args.summary)
     except ValueError as exc:  # e.g. the openai adapters without their endpoint settings
         raise UsageError(str(exc)) from exc
-    counts: Counter = Counter()
-    summaries = {"kept": 0, "fallback": 0, "reasons": Counter()}
 
-    def counted():  # rows are written a part at a time and tallied on the way
-        for columns in parts:
-            counts.update(columns.get(domain.spec.verdict_key, ()))
-            if args.domain == "live_pick":
-                from rules.live_pick.summaries import provenance_counts
+    def tally(columns) -> dict:  # each part counted as it is written (in whichever process writes it)
+        counted = {"verdicts": Counter(columns.get(domain.spec.verdict_key, ()))}
+        if args.domain == "live_pick":
+            from rules.live_pick.summaries import provenance_counts
 
-                c = provenance_counts(columns["provenance"])
-                summaries["kept"] += c["kept"]
-                summaries["fallback"] += c["fallback"]
-                summaries["reasons"].update(c["reasons"])
-            yield columns
+            c = provenance_counts(columns["provenance"])
+            counted["summaries"] = Counter(kept=c["kept"], fallback=c["fallback"])
+            counted["reasons"] = Counter(c["reasons"])
+        return counted
 
-    n = write_jsonl_columns(args.out, counted())
+    n, totals = write_parts(args.out, parts, tally)
+    counts, written, reasons = (totals.get(name, Counter()) for name in ("verdicts", "summaries", "reasons"))
     if args.quarantine:
         write_jsonl(args.quarantine, _quarantine_rows(judged.quarantine))
     print(f"judged {n} rows → {args.out}", file=sys.stderr)
@@ -249,9 +250,9 @@ def _judge(args) -> int:
     for name, r in judged.reconciliation.items():
         print(f"  {name}: {r['raw']} raw = {r['normalised']} normalised + {r['quarantined']} quarantined", file=sys.stderr)
     if args.domain == "live_pick":
-        why = ", ".join(f"{k} {v}" for k, v in sorted(summaries["reasons"].items()))
-        print(f"  tags: {args.tags} · summaries: {args.summary}, {summaries['kept']} model sentences kept, "
-              f"{summaries['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
+        why = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        print(f"  tags: {args.tags} · summaries: {args.summary}, {written['kept']} model sentences kept, "
+              f"{written['fallback']} fell back to the template" + (f" ({why})" if why else ""), file=sys.stderr)
     _warn_empty_references(args.domain, judged.reconciliation)
     return EXIT_OK
 

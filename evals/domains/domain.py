@@ -8,9 +8,9 @@ that import them when a report or a page is made: judging and validating never p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -73,16 +73,16 @@ class Domain:
         return Judged(self.spec.records(frame), norm.quarantine, norm.reconciliation(), judged)
 
     def judge_dir_parts(self, input_dir: Path, day: str | None = None, tags: str = "gold",
-                        summaries: str = "template") -> tuple[Iterator[dict[str, list]], Judged]:
-        """`judge_dir` with its rows handed out a part at a time as columns (name → values), for
-        writing as they come (`json_columns`; the same rows in the same order; `Judged.rows` stays
-        empty). The input is read and gated, and the first part judged, before this returns, so their
-        errors are raised here."""
+                        summaries: str = "template") -> tuple[list[Callable[[], dict[str, list]]], Judged]:
+        """`judge_dir` with its rows in parts, one call per part that makes its columns (name →
+        values), for writing as they come (`json_columns`, `part_writer`; the parts in order are the
+        same rows in the same order; `Judged.rows` stays empty). The input is read and gated, and the
+        first part judged, before this returns, so their errors are raised here."""
         norm, judged, config = self.spec.load(input_dir, day)
         options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
-        frames = self.spec.judged_parts(judged.tables, config, tags, **options)
-        first = next(frames)
-        parts = (self.spec.columns(frame) for frame in chain([first], frames))
+        makers = self.spec.judged_part_makers(judged.tables, config, tags, **options)
+        first = self.spec.columns(makers[0]())
+        parts = [lambda: first, *(partial(_columns_of_part, self.spec, make) for make in makers[1:])]
         return parts, Judged([], norm.quarantine, norm.reconciliation(), judged)
 
     def check_dir(self, input_dir: Path, rows: list, day: str | None = None) -> tuple[list, Judged]:
@@ -100,3 +100,7 @@ class Domain:
 
     def load_golden(self, path: Path) -> list[dict]:
         return self.reporting()[1](path)
+
+
+def _columns_of_part(spec: DomainSpec, make: Callable[[], pd.DataFrame]) -> dict[str, list]:
+    return spec.columns(make())

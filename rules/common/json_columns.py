@@ -91,11 +91,16 @@ def write_jsonl_columns(path: str | Path, parts: Iterable[dict[str, list]]) -> i
     n = 0
     with atomic_open(path, encoding=None) as fh, cycle_collection_paused():
         for columns in parts:
-            rows = len(next(iter(columns.values()), ()))
-            for start in range(0, rows, SLICE_ROWS):
-                fh.write(jsonl_bytes({name: values[start:start + SLICE_ROWS] for name, values in columns.items()}))
-            n += rows
+            n += write_columns(fh, columns)
     return n
+
+
+def write_columns(fh, columns: dict[str, list]) -> int:
+    """Write one part's rows to a binary file as JSON Lines; returns the count of rows."""
+    rows = len(next(iter(columns.values()), ()))
+    for start in range(0, rows, SLICE_ROWS):
+        fh.write(jsonl_bytes({name: values[start:start + SLICE_ROWS] for name, values in columns.items()}))
+    return rows
 
 
 def jsonl_bytes(columns: dict[str, list]) -> bytes | memoryview:

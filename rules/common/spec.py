@@ -10,6 +10,7 @@ domain's facts from here rather than restating them. Nothing here imports Dagste
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -68,22 +69,28 @@ class DomainSpec:
     """Where the domain's JSON Schemas are when they are not in the `schemas` package."""
     explain_outputs: int = 3
     """How many per-row lists `engine.explain` returns (evidence, summary or reason, hedge)."""
-    judge_parts: Callable[..., Iterator[pd.DataFrame]] | None = None
-    """`judge` (same arguments) handed out in consecutive parts of its rows, each explained when it is
-    asked for, so a caller writing them as they come never holds every row's explanation; None: the
-    domain judges in one piece (see `judged_parts`)."""
+    part_makers: Callable[..., list[Callable[[], pd.DataFrame]]] | None = None
+    """`judge` (same arguments) in consecutive parts of its rows: every verdict decided when it is
+    called, then one call per part, which explains that part's rows, so a caller writing them as they
+    come never holds every row's explanation, and the parts can be made in any order or process;
+    None: the domain judges in one piece (see `judged_part_makers`)."""
 
     @property
     def event_time(self) -> str:
         return self.time_fields[self.event_dataset]
 
     def judged_parts(self, tables: dict, config, tags=None, **options) -> Iterator[pd.DataFrame]:
-        """The verdict frame in parts: `judge_parts` where the domain has it, else `judge` whole. The
-        parts joined are `judge`'s frame, row for row."""
-        if self.judge_parts is None:
-            yield self.judge(tables, config, tags, **options)
-        else:
-            yield from self.judge_parts(tables, config, tags, **options)
+        """The verdict frame in parts, made as they are asked for. The parts joined are `judge`'s
+        frame, row for row."""
+        for make in self.judged_part_makers(tables, config, tags, **options):
+            yield make()
+
+    def judged_part_makers(self, tables: dict, config, tags=None, **options) -> list[Callable[[], pd.DataFrame]]:
+        """One call per part of the verdict frame (`part_makers` where the domain has them, else one
+        call of `judge` whole); the rules have run when they are returned, if the domain has parts."""
+        if self.part_makers is None:
+            return [partial(self.judge, tables, config, tags, **options)]
+        return self.part_makers(tables, config, tags, **options)
 
     def columns(self, frame: pd.DataFrame) -> dict[str, list]:
         """`records(frame)` as columns (name → values, in the rows' key order), for writers that take

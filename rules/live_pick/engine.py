@@ -7,6 +7,8 @@ lines × vocabulary. Instants are exact integer nanoseconds.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -81,16 +83,25 @@ def judge_parts(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame,
     explained as it is asked for (a line's explanation reads that line alone), so a writer never
     holds every row's evidence at once. Each part's evidence is its rows' JSON texts, for writing as
     they are; `records` reads them back."""
+    for make in part_makers(chat, sheet, relation, config, tags, rows):
+        yield make()
+
+
+def part_makers(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,
+                tags=None, rows: int | None = None) -> list:
+    """`judge_parts`' parts as calls: every line decided and ranked now, each part explained when its call is made."""
     rows = rows or PART_ROWS
     if chat.empty:
-        yield _no_rows()
-        return
+        return [_no_rows]
     f = filtered(chat, sheet, relation, config, tags)
     rank_remaining(f, config)
     order = _ordered(f)
     f = columns_of(f, EXPLAINED)  # a part takes the columns explaining and output read, not every feature
-    for start in range(0, len(f), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
+    return [partial(_explained_part, f, order[start:start + rows], config) for start in range(0, len(f), rows)]
+
+
+def _explained_part(f: pd.DataFrame, positions: np.ndarray, config: LivePickConfig) -> pd.DataFrame:
+    return _explained(f.iloc[positions], config, encoded=True)
 
 
 def filtered(chat: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig,

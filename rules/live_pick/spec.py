@@ -23,14 +23,13 @@ def judge(tables: dict, config, tags=None, summaries: str | None = None):
     return write_summaries(frame, norm, config, config.summary_writer if summaries is None else summaries)
 
 
-def judge_parts(tables: dict, config, tags=None, summaries: str | None = None):
+def part_makers(tables: dict, config, tags=None, summaries: str | None = None) -> list:
     """`judge` in parts; model sentences are written and checked over the whole frame, so with a
     model summary writer the frame is one part."""
     if (config.summary_writer if summaries is None else summaries) != "template":
-        yield judge(tables, config, tags, summaries)
-        return
-    yield from engine.judge_parts(tables["live_chat"], tables["character_sheet"], tables["viewer_relation"], config,
-                                  config.tagger if tags is None else tags)
+        return [lambda: judge(tables, config, tags, summaries)]
+    return engine.part_makers(tables["live_chat"], tables["character_sheet"], tables["viewer_relation"], config,
+                              config.tagger if tags is None else tags)
 
 
 SPEC = from_layout(
@@ -39,7 +38,7 @@ SPEC = from_layout(
     event_dataset="live_chat",
     verdict_key="verdict",
     judge=judge,
-    judge_parts=judge_parts,
+    part_makers=part_makers,
     reference=expected_verdicts,
     json_columns=normalise.JSON_COLUMNS,
     verdict_json_columns=("evidence", "provenance"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -38,14 +40,22 @@ def judge_parts(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConf
     order and explained as it is asked for (a turn's explanation reads that turn alone), so a writer
     never holds every row's evidence at once. Each part's evidence is its rows' JSON texts, for writing
     as they are; `records` reads them back."""
+    for make in part_makers(turns, profiles, config, rows):
+        yield make()
+
+
+def part_makers(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig, rows: int | None = None) -> list:
+    """`judge_parts`' parts as calls: every verdict decided now, each part explained when its call is made."""
     rows = rows or PART_ROWS
     if turns.empty:
-        yield _no_rows()
-        return
+        return [_no_rows]
     f, order = decided(turns, profiles, config)
     f = f[EXPLAINED]  # a part takes the columns explaining and output read, not every feature
-    for start in range(0, len(f), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
+    return [partial(_explained_part, f, order[start:start + rows], config) for start in range(0, len(f), rows)]
+
+
+def _explained_part(f: pd.DataFrame, positions: np.ndarray, config: PersonaConfig) -> pd.DataFrame:
+    return _explained(f.iloc[positions], config, encoded=True)
 
 
 def decided(turns: pd.DataFrame, profiles: pd.DataFrame, config: PersonaConfig) -> tuple[pd.DataFrame, np.ndarray]:

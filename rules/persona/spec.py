@@ -15,6 +15,6 @@ SPEC = from_layout(
     event_dataset="turns",
     verdict_key="persona_code",
     judge=lambda tables, config, tags=None: engine.judge(tables["turns"], tables["profiles"], config),
-    judge_parts=lambda tables, config, tags=None: engine.judge_parts(tables["turns"], tables["profiles"], config),
+    part_makers=lambda tables, config, tags=None: engine.part_makers(tables["turns"], tables["profiles"], config),
     reference=expected_codes,
 )

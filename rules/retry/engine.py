@@ -9,6 +9,7 @@ vectorised code compares the ranks, so no comparison ever sees a rounded number.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -48,11 +49,20 @@ def judge_parts(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig
     output order and explained as it is asked for, so a writer never holds every row's evidence, nor
     a second, sorted copy of the features, at once. Each part's evidence is its rows' JSON texts
     (`evidence_table.texts`), for writing as they are; `records` reads them back."""
+    for make in part_makers(events, catalog, config, rows):
+        yield make()
+
+
+def part_makers(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, rows: int | None = None) -> list:
+    """`judge_parts`' parts as calls: every verdict decided now, each part explained when its call is made."""
     rows = rows or PART_ROWS
     f, order = decided(events, catalog, config)
     f = columns_of(f, EXPLAINED) if len(f) else f  # a part takes the columns explaining and output read, not every feature
-    for start in range(0, max(len(f), 1), rows):
-        yield _explained(f.iloc[order[start:start + rows]], config, encoded=True)
+    return [partial(_explained_part, f, order[start:start + rows], config) for start in range(0, max(len(f), 1), rows)]
+
+
+def _explained_part(f: pd.DataFrame, positions: np.ndarray, config: RetryConfig) -> pd.DataFrame:
+    return _explained(f.iloc[positions], config, encoded=True)
 
 
 def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray]:

@@ -15,7 +15,7 @@ SPEC = from_layout(
     event_dataset="interaction_events",
     verdict_key="verdict",
     judge=lambda tables, config, tags=None: engine.judge(tables["interaction_events"], tables["surface_catalog"], config),
-    judge_parts=lambda tables, config, tags=None: engine.judge_parts(tables["interaction_events"], tables["surface_catalog"], config),
+    part_makers=lambda tables, config, tags=None: engine.part_makers(tables["interaction_events"], tables["surface_catalog"], config),
     reference=expected_verdicts,
     explain_outputs=2,  # evidence and reason
 )

@@ -585,16 +585,16 @@ def test_judge_holds_the_cycle_collector_while_it_runs_and_gives_it_back(tmp_pat
     import gc
 
     from orchestration.cli import main
-    from rules.common import json_columns
+    from rules.common import part_writer
 
     seen = []
-    write = json_columns.write_jsonl_columns
+    write = part_writer.write_parts
 
-    def watched(path, parts):
+    def watched(path, parts, tally=None):
         seen.append(gc.isenabled())
-        return write(path, parts)
+        return write(path, parts, tally)
 
-    monkeypatch.setattr(json_columns, "write_jsonl_columns", watched)
+    monkeypatch.setattr(part_writer, "write_parts", watched)
     assert gc.isenabled()
     assert main(["judge", "live_pick", "--input", str(SAMPLE), "--out", str(tmp_path / "v.jsonl")]) == 0
     assert seen == [False]
