@@ -12,6 +12,8 @@ output-schema columns; `day_summary` gives the report's header counts.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import take
@@ -46,6 +48,11 @@ EXPLAIN_COLUMNS = [
     "reentry_us", "literal_trigger_id", "literal_trigger_text", "literal_ai_after", "rule_2", "rule_3", "rule_4",
 ]
 """What the summaries and evidence read (the rest of the room facts stay out of the per-row loop)."""
+EXPLAINED_OUTPUT = ("evidence", "summary", "hedge")
+"""The output columns the explanation fills."""
+
+PART_ROWS = 20_000
+"""Listed rooms explained at once by `part_makers`."""
 
 US_PER_MINUTE = 60_000_000
 US_PER_HOUR = 3_600_000_000
@@ -72,12 +79,38 @@ def judge(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFram
     a = assess(tables, config)
     listed = a[a["status"] == V.LISTED]
     if listed.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+        return _no_rows()
     return listed[OUTPUT_COLUMNS].sort_values("room_id", kind="stable").reset_index(drop=True)
 
 
-def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFrame:
-    """Every room opened on the judged day (or in the input), with derived fields, status and verdict."""
+def part_makers(tables: dict[str, pd.DataFrame], config: HandoffConfig, rows: int | None = None) -> list:
+    """`judge`'s rows, `rows` at a time, as calls: every room decided now, each part's rooms
+    explained when its call is made (a room's explanation reads that room alone)."""
+    rows = rows or PART_ROWS
+    a = assess(tables, config, explained=False)
+    listed = a[a["status"] == V.LISTED]
+    if listed.empty:
+        return [_no_rows]
+    kept = list(dict.fromkeys([*(c for c in OUTPUT_COLUMNS if c not in EXPLAINED_OUTPUT), *EXPLAIN_COLUMNS]))
+    listed = listed[[c for c in kept if c in listed.columns]]  # in room order, as `assess` returns the rooms
+    return [partial(_explained_part, listed, start, start + rows, config) for start in range(0, len(listed), rows)]
+
+
+def _explained_part(listed: pd.DataFrame, start: int, stop: int, config: HandoffConfig) -> pd.DataFrame:
+    part = listed.iloc[start:stop].copy()
+    cited, summaries, hedges = explain(part[[c for c in EXPLAIN_COLUMNS if c in part.columns]], config)
+    for col, values in zip(EXPLAINED_OUTPUT, (cited, summaries, hedges)):
+        part[col] = pd.Series(values, index=part.index, dtype=object)
+    return part[OUTPUT_COLUMNS].reset_index(drop=True)
+
+
+def _no_rows() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in OUTPUT_COLUMNS})
+
+
+def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig, explained: bool = True) -> pd.DataFrame:
+    """Every room opened on the judged day (or in the input), with derived fields, status and verdict;
+    the listed rooms' evidence, summary and hedge unless `explained` is False."""
     scope = tables["scope"].iloc[0]
     day, horizon = scope["day"], scope["lookahead_end_ns"]
     held = held_rooms(tables["held"])
@@ -91,12 +124,13 @@ def assess(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> pd.DataFra
     )
     f.loc[f["held"], "verdict"] = None
     day_rooms = f.take(np.flatnonzero(f["of_day"].to_numpy(dtype=bool)))  # a frame of its own, copied once
-    listed = day_rooms["status"] == V.LISTED
-    wanted = [c for c in EXPLAIN_COLUMNS if c in day_rooms.columns]
-    cited, summaries, hedges = explain(day_rooms.loc[listed, wanted], config) if listed.any() else ([], [], [])
-    for col, values in (("evidence", cited), ("summary", summaries), ("hedge", hedges)):
-        day_rooms[col] = pd.Series([None] * len(day_rooms), index=day_rooms.index, dtype=object)
-        day_rooms.loc[listed, col] = pd.Series(values, index=day_rooms.index[listed], dtype=object)
+    if explained:
+        listed = day_rooms["status"] == V.LISTED
+        wanted = [c for c in EXPLAIN_COLUMNS if c in day_rooms.columns]
+        cited, summaries, hedges = explain(day_rooms.loc[listed, wanted], config) if listed.any() else ([], [], [])
+        for col, values in zip(EXPLAINED_OUTPUT, (cited, summaries, hedges)):
+            day_rooms[col] = pd.Series([None] * len(day_rooms), index=day_rooms.index, dtype=object)
+            day_rooms.loc[listed, col] = pd.Series(values, index=day_rooms.index[listed], dtype=object)
     unseen = _held_without_messages(tables["held"], set(f["room_id"]), day)
     if len(unseen):
         day_rooms = pd.concat([day_rooms.astype(object), unseen], ignore_index=True)

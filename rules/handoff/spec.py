@@ -40,6 +40,7 @@ SPEC = from_layout(
     event_dataset="chat_messages",
     verdict_key="verdict",
     judge=lambda tables, config, tags=None: engine.judge(tables, config),
+    part_makers=lambda tables, config, tags=None: engine.part_makers(tables, config),
     reference=lambda judged, config: expected_rooms(judged.tables, config),
     verdict_json_columns=("evidence", "uncited_message_ids"),
     load_dir=load_dir,

@@ -90,7 +90,9 @@ def test_the_command_writes_every_part_as_the_whole_would_be_written(domain, tmp
     from orchestration.cli import main
     from rules.common.jsonl import write_jsonl
 
-    for engine, _, _ in ENGINES.values():
+    from rules.handoff import engine as handoff_engine
+
+    for engine in (*(e for e, _, _ in ENGINES.values()), handoff_engine):
         monkeypatch.setattr(engine, "PART_ROWS", 3)
     expected = tmp_path / "whole.jsonl"
     write_jsonl(expected, domains.get(domain).judge_dir(SAMPLE_DIR / domain).rows)
@@ -99,3 +101,36 @@ def test_the_command_writes_every_part_as_the_whole_would_be_written(domain, tmp
     assert out.read_bytes() == expected.read_bytes()
     n = len(expected.read_text(encoding="utf-8").splitlines())
     assert f"judged {n} rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rows", (1, 7, 1000))
+@pytest.mark.parametrize("source, day", [("sample", None), ("sample", "2026-10-01"), ("sample", "2026-10-04"),
+                                         ("held", None), ("held", "2026-10-01"), ("generated", None), ("generated", "2026-10-04")])
+def test_handoff_parts_of_any_size_join_to_the_whole_frame(source, day, rows, tmp_path, monkeypatch):
+    """Rooms are decided together (a customer's next room, the day's scope, held rooms added
+    without messages), then each part's rooms explained on their own."""
+    import shutil
+
+    from rules.handoff import engine
+
+    spec = domains.get("handoff").spec
+    folder = SAMPLE_DIR / "handoff" if source == "sample" else tmp_path / "h"
+    if source == "generated":
+        domains.get("handoff").generate(2_000, 4, folder)
+    if source == "held":  # a room whose one message has no time: held, added to the day without messages
+        shutil.copytree(SAMPLE_DIR / "handoff", folder)
+        with (folder / "chat_messages.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write('{"message_id": "M-999001", "room_id": "R-99001", "sender": "customer", "text": "상담사요"}\n')
+        with (folder / "rooms.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write('{"room_id": "R-99001", "customer_id": "C-1001", "shop_name": "모아리빙", "closed_by": "ai"}\n')
+        added = []
+        held = engine._held_without_messages
+        monkeypatch.setattr(engine, "_held_without_messages", lambda *a: added.append(len(held(*a))) or held(*a))
+    _, judged, config = spec.load(folder, day)
+    whole = engine.judge(judged.tables, config)
+    if source == "held":  # a held room without messages has no day: the whole input's judge adds it
+        assert added == [1 if day is None else 0]
+    parts = [make() for make in engine.part_makers(judged.tables, config, rows=rows)]
+    assert len(parts) == max(1, -(-len(whole) // rows))
+    assert _strict(_joined(parts, whole)) == _strict(whole)
+    assert [r for p in parts for r in spec.records(p)] == spec.records(whole)

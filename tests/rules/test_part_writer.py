@@ -242,11 +242,12 @@ def test_a_partial_copy_file_range_is_finished(tmp_path, two, monkeypatch):
 def test_the_command_writes_and_counts_the_same_on_one_process_or_two(domain, tmp_path, monkeypatch, capsys):
     from orchestration.cli import main
     from rules.common.environment import SAMPLE_DIR
+    from rules.handoff import engine as handoff_engine
     from rules.live_pick import engine as live_pick_engine
     from rules.persona import engine as persona_engine
     from rules.retry import engine as retry_engine
 
-    for engine in (live_pick_engine, persona_engine, retry_engine):
+    for engine in (live_pick_engine, persona_engine, retry_engine, handoff_engine):
         monkeypatch.setattr(engine, "PART_ROWS", 5)  # a sample's rows in many parts
     told = {}
     for setting in ("1", "2"):
