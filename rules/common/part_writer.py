@@ -9,9 +9,15 @@ answers with its row count and tallies; this process then appends that file to i
 the kernel (`os.copy_file_range`).
 
 The file is byte for byte what writing every part here, in order, writes. Everything is done here
-instead when a fork cannot help or is not at hand: one part, one core, no `os.fork` (Windows), or
-`VERDICTS_JUDGE_PROCESSES=1`. A copy that dies without answering (killed, out of memory) leaves
-its parts to this process; an exception raised in it is raised here.
+instead when a fork cannot help or is not safe: two parts or fewer, one core, a system other than
+Linux (no `os.fork` on Windows; macOS's libraries are not safe to fork with threads running),
+less memory available than this process holds (the copy dirties the pages it touches: every
+page it shares, at worst), or `VERDICTS_JUDGE_PROCESSES=1`. A copy that dies without answering
+(killed, out of memory) leaves its parts to this process; an exception raised in it is raised here.
+
+The two processes hold more memory together than one would: their pages are shared until either
+writes to one, and a part's rows reach objects all over the heap (live_pick's lines of a window
+come from every part of the input), so nearly every page of objects is soon copied once.
 """
 
 from __future__ import annotations
@@ -48,7 +54,20 @@ def processes() -> int:
         wanted = int(setting)
     else:
         wanted = 2 if (os.cpu_count() or 1) > 1 else 1
-    return wanted if hasattr(os, "fork") else 1
+    return wanted if hasattr(os, "fork") and sys.platform.startswith("linux") else 1
+
+
+def room_for_a_copy(meminfo: str = "/proc/meminfo", statm: str = "/proc/self/statm") -> bool:
+    """Whether the machine has more memory available than this process holds resident, so that a
+    copy of it dirtying every page it shares would still fit; False where that cannot be read."""
+    try:
+        with open(meminfo) as fh:
+            available = next(int(line.split()[1]) for line in fh if line.startswith("MemAvailable:")) * 1024
+        with open(statm) as fh:
+            resident = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, StopIteration, ValueError, IndexError):
+        return False
+    return available > resident
 
 
 def write_parts(path: str | Path, parts: list[Optional[Part]], tally: Tally | None = None) -> tuple[int, dict]:
@@ -59,7 +78,7 @@ def write_parts(path: str | Path, parts: list[Optional[Part]], tally: Tally | No
         # This process takes the one part more: the first is made already when a judge hands the
         # parts over (its errors are raised before writing begins), and appending is its work too.
         split = len(parts) // 2 + 1 if processes() > 1 else len(parts)
-        child = _Child.start(Path(path), parts, split, tally) if split < len(parts) else None
+        child = _Child.start(Path(path), parts, split, tally) if split < len(parts) and room_for_a_copy() else None
         try:
             n = _write(fh, parts, range(split if child is not None else len(parts)), tally, totals)
             if child is not None:

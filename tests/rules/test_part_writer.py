@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections import Counter
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rules.common import part_writer
 from rules.common.json_columns import write_jsonl_columns
 from rules.common.part_writer import PROCESSES_ENV, processes, write_parts
 
@@ -108,8 +110,35 @@ def test_one_process_when_asked_for_or_without_fork(tmp_path, monkeypatch):
     assert processes() == 1
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert processes() == 2
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert processes() == 1
+    monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.delattr(os, "fork")
     assert processes() == 1
+
+
+def _proc_files(tmp_path, available_kb: int, resident_pages: int):
+    meminfo, statm = tmp_path / "meminfo", tmp_path / "statm"
+    meminfo.write_text(f"MemTotal:       24000000 kB\nMemFree:  1 kB\nMemAvailable:   {available_kb} kB\n")
+    statm.write_text(f"900000 {resident_pages} 1000 10 0 5000 0\n")
+    return str(meminfo), str(statm)
+
+
+def test_a_copy_is_forked_only_with_memory_for_it(tmp_path, two, monkeypatch):
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    assert part_writer.room_for_a_copy(*_proc_files(tmp_path, 400_000 * page_kb + 1, 400_000))
+    assert not part_writer.room_for_a_copy(*_proc_files(tmp_path, 400_000 * page_kb, 400_000))
+    assert not part_writer.room_for_a_copy(str(tmp_path / "none"), str(tmp_path / "none"))
+    assert part_writer.room_for_a_copy() in (True, False)
+
+    def no_fork():
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(part_writer, "room_for_a_copy", lambda: False)
+    out = tmp_path / "v.jsonl"
+    assert write_parts(out, _parts([2, 3, 1, 4]), _tally)[0] == 10
+    assert out.read_bytes() == _expected(tmp_path, [2, 3, 1, 4])
 
 
 @pytest.mark.parametrize("setting", ["3", "0", "two"])
