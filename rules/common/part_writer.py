@@ -2,7 +2,7 @@
 forked copy of this process while this one makes the earlier parts, the two joined in order.
 
 Once the rules have run, what is left of a judge is explaining its rows a part at a time and
-writing them (35–40% of a 10⁶-row judge), and a part reads nothing but the decided rows. A fork
+writing them (36–44% of a 10⁶-row judge), and a part reads nothing but the decided rows. A fork
 hands the copy every decided row without pickling or copying any (a page is copied only when one
 of the two processes writes to it). The copy writes its parts to a file beside the output and
 answers with its row count and tallies; this process then appends that file to its own parts in
