@@ -22,6 +22,7 @@ from rules.common.days import iso_days
 from rules.common.distinct import exact_duplicated, select_labels
 from rules.common.evidence import plain_columns, rows_of
 from rules.common.frames import taken
+from rules.common.nullable import missing_int64
 from rules.common.lookup import add_looked_up
 from rules.common.gates import trim
 from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
@@ -306,7 +307,7 @@ def _closing(f: pd.DataFrame) -> None:
 def _next_room(f: pd.DataFrame) -> None:
     """The same customer's first room whose first message comes strictly after closed_at."""
     f["next_room_id"] = None
-    f["next_first_ns"] = pd.array([pd.NA] * len(f), dtype="Int64")
+    f["next_first_ns"] = missing_int64(len(f))
     known = f["customer_id"].notna()
     closed = f.loc[f["closed_ns"].notna() & known, ["room_id", "customer_id", "closed_ns"]]
     candidates = f.loc[known, ["customer_id", "first_ns", "room_id"]]

@@ -14,6 +14,7 @@ import pandas as pd
 
 from rules.common.distinct import exact_factorize
 from rules.common.frames import columns_of, renumbered, taken
+from rules.common.nullable import missing_int64
 from rules.common.json_columns import Encoded, object_texts
 from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
@@ -330,17 +331,17 @@ def rank_remaining(f: pd.DataFrame, config: LivePickConfig) -> None:
     """Rank the unfiltered lines of each character window; the top N are answered now."""
     remaining = f["verdict"].isna()
     if not remaining.any():  # every line filtered (a live batch's filtered lines): no ranking to do
-        f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
-        f["ranked_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
+        f["rank_in_window"] = missing_int64(len(f))
+        f["ranked_in_window"] = missing_int64(len(f))
         return
     keys = ["character_id", "window_ns", *RANK_KEYS]
     r = f.loc[remaining, keys]  # the keys alone, not a copy of every feature column
     r = r.iloc[stable_order(r, keys, [True, True, *RANK_ASCENDING])]
     groups = r.groupby([exact_factorize(r["character_id"])[0], r["window_ns"].to_numpy()], sort=False)
     rank = groups.cumcount() + 1
-    f["rank_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
+    f["rank_in_window"] = missing_int64(len(f))
     f.loc[rank.index, "rank_in_window"] = rank.astype("int64")
-    f["ranked_in_window"] = pd.array([pd.NA] * len(f), dtype="Int64")
+    f["ranked_in_window"] = missing_int64(len(f))
     f.loc[rank.index, "ranked_in_window"] = groups["msg_id"].transform("size").astype("int64")
     # Set in an array of objects: through `.loc` each line got a str of its own (562,501 at 10⁶ lines).
     where = np.flatnonzero(remaining.to_numpy(dtype=bool))

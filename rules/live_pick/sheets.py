@@ -18,6 +18,8 @@ import json
 import numpy as np
 import pandas as pd
 
+from rules.common.nullable import missing_int64
+
 VERSION = "sheet_version"
 EFFECTIVE = "effective_ns"
 SHEET_FIELDS = ("character_id", "character_name", "world_topic_tags", "banned_tags", "min_closeness_by_topic",
@@ -70,7 +72,7 @@ def version_in_force(lines: pd.DataFrame, sheet: pd.DataFrame) -> pd.Series:
     character's first version.
     """
     if not is_versioned(sheet) or lines.empty:
-        return pd.Series(pd.array([pd.NA] * len(lines), dtype="Int64"), index=lines.index)
+        return pd.Series(missing_int64(len(lines)), index=lines.index)
     v = pd.DataFrame({
         "character_id": sheet["character_id"].astype(object),
         "from_ns": pd.array(sheet[EFFECTIVE], dtype="Int64").fillna(_ALWAYS).astype("int64"),
