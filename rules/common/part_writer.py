@@ -137,11 +137,14 @@ class _Child:
         with os.fdopen(self.answers, "rb") as answers:
             self.answers = None
             answer = answers.read()
-        _, status = os.waitpid(self.pid, 0)
+        os.waitpid(self.pid, 0)
         self.done = True
-        if not answer:  # it died: its parts are still in `parts`, this process's copy of the list
+        try:
+            kind, value = pickle.loads(answer) if answer else ("died", None)
+        except Exception:  # noqa: BLE001 - an answer cut short: it died while answering
+            kind, value = "died", None
+        if kind == "died":  # its parts are still in `parts`, this process's copy of the list
             return _write(fh, parts, range(self.split, len(parts)), tally, totals)
-        kind, value = pickle.loads(answer)
         if kind == "error":
             raise value
         n, counts = value

@@ -5,6 +5,7 @@ fail leaves either the same file or the previous one, with nothing left behind."
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import sys
 import time
@@ -206,6 +207,22 @@ def test_a_copy_that_dies_leaves_its_parts_to_this_process(tmp_path, two):
     n, totals = write_parts(out, [*_parts([2, 2]), dies_in_the_copy(2), dies_in_the_copy(3)], _tally)
     assert n == 8 and totals["rows"]["rows"] == 8
     assert out.read_bytes() == _expected(tmp_path, [2, 2, 2, 2])
+    assert _leftovers(tmp_path) == []
+
+
+def test_an_answer_cut_short_leaves_the_copy_s_parts_to_this_process(tmp_path, two, monkeypatch):
+    class Cut:  # the copy's answer cut off mid-way, as if it died while writing it
+        loads = staticmethod(pickle.loads)
+
+        @staticmethod
+        def dumps(value):
+            return pickle.dumps(value)[:5] if os.getpid() != PARENT else pickle.dumps(value)
+
+    monkeypatch.setattr(part_writer, "pickle", Cut)
+    out = tmp_path / "v.jsonl"
+    n, totals = write_parts(out, _parts([2, 1, 3, 2, 2]), _tally)
+    assert n == 10 and totals["rows"]["rows"] == 10
+    assert out.read_bytes() == _expected(tmp_path, [2, 1, 3, 2, 2])
     assert _leftovers(tmp_path) == []
 
 
