@@ -76,14 +76,17 @@ class Domain:
                         summaries: str = "template") -> tuple[list[Callable[[], dict[str, list]]], Judged]:
         """`judge_dir` with its rows in parts, one call per part that makes its columns (name →
         values), for writing as they come (`json_columns`, `part_writer`; the parts in order are the
-        same rows in the same order; `Judged.rows` stays empty). The input is read and gated, and the
-        first part judged, before this returns, so their errors are raised here."""
+        same rows in the same order; `Judged.rows` stays empty, `Judged.normalised` is None). The
+        input is read and gated, and the first part judged, before this returns, so their errors are
+        raised here."""
         norm, judged, config = self.spec.load(input_dir, day)
         options = {"summaries": summaries} if len(self.summary_writers) > 1 else {}
         makers = self.spec.judged_part_makers(judged.tables, config, tags, **options)
         first = self.spec.columns(makers[0]())
         parts = [lambda: first, *(partial(_columns_of_part, self.spec, make) for make in makers[1:])]
-        return parts, Judged([], norm.quarantine, norm.reconciliation(), judged)
+        # The gated tables are not kept (`normalised` is None): the parts hold what they read, and
+        # the rest is freed before writing begins (200 MB of live_pick's 1.4 GB at 10⁶ lines).
+        return parts, Judged([], norm.quarantine, norm.reconciliation(), None)
 
     def check_dir(self, input_dir: Path, rows: list, day: str | None = None) -> tuple[list, Judged]:
         """(check results of `rows` against the folder, the gated input), as `verdicts validate` does."""

@@ -134,3 +134,24 @@ def test_handoff_parts_of_any_size_join_to_the_whole_frame(source, day, rows, tm
     assert len(parts) == max(1, -(-len(whole) // rows))
     assert _strict(_joined(parts, whole)) == _strict(whole)
     assert [r for p in parts for r in spec.records(p)] == spec.records(whole)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_the_gated_tables_are_not_kept_while_the_parts_are_written(domain, monkeypatch):
+    import gc
+    import weakref
+
+    spec = domains.get(domain).spec
+    loaded = []
+    load = type(spec).load
+
+    def load_and_watch(self, *args, **kwargs):
+        norm, judged, config = load(self, *args, **kwargs)
+        loaded.append(weakref.ref(judged))
+        return norm, judged, config
+
+    monkeypatch.setattr(type(spec), "load", load_and_watch)
+    parts, judged = domains.get(domain).judge_dir_parts(SAMPLE_DIR / domain)
+    gc.collect()
+    assert judged.normalised is None and loaded[0]() is None
+    assert judged.reconciliation and all(part() for part in parts)

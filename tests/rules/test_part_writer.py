@@ -303,3 +303,15 @@ def test_the_command_writes_and_counts_the_same_on_one_process_or_two(domain, tm
         told[setting] = (out.read_bytes(), capsys.readouterr().err.replace(out.name, "v.jsonl"))
     assert told["1"] == told["2"]
     assert told["1"][0].count(b"\n") > 10
+
+
+def test_the_heap_is_trimmed_before_a_fork_and_only_then(tmp_path, two, monkeypatch):
+    trims = []
+    monkeypatch.setattr(part_writer, "release_free_memory", lambda: trims.append(os.getpid()))
+    write_parts(tmp_path / "two.jsonl", _parts([2, 2]))
+    assert trims == []
+    monkeypatch.setattr(part_writer, "room_for_a_copy", lambda: trims.append("asked") or True)
+    out = tmp_path / "four.jsonl"
+    write_parts(out, _parts([2, 3, 1, 4]), _tally)
+    assert trims == [PARENT, "asked"]  # trimmed first, so the memory asked about is what the copy shares
+    assert out.read_bytes() == _expected(tmp_path, [2, 3, 1, 4])
