@@ -984,3 +984,25 @@ def test_ranked_lines_share_one_text_per_verdict():
     waiting = reference["verdict"].isna()
     reference.loc[waiting, "verdict"] = np.where(f.loc[waiting, "rank_in_window"] <= CFG.picks_per_window, V.PICK, V.DEFERRED)
     assert f["verdict"].tolist() == reference["verdict"].tolist()
+
+
+def _pick_id_by_hand(ids: list[str]) -> list[str]:
+    lasts = defaultdict(int)
+    for m in ids:
+        lasts[m.rsplit("-", 1)[-1]] += 1
+    return ["PICK-" + (m if lasts[m.rsplit("-", 1)[-1]] > 1 else m.rsplit("-", 1)[-1]) for m in ids]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.one_of(st.text(alphabet=st.sampled_from("ab-\n가é1~"), max_size=7), st.text(max_size=9)),
+                    max_size=40))
+def test_pick_ids_take_the_last_segment_or_the_whole_id_where_it_is_shared(ids):
+    assert engine.pick_ids(pd.Series(ids, dtype=object)) == _pick_id_by_hand(ids)
+
+
+def test_pick_ids_of_hard_cases():
+    ids = ["a-b-c", "abc", "a-", "-", "x-c", "é-\n-ü", "é-\nü", "", "z\n-1", "y-1", "MSG-20260908-4401~b2c73b0"]
+    assert engine.pick_ids(pd.Series(ids, dtype=object)) == [
+        "PICK-a-b-c", "PICK-abc", "PICK-a-", "PICK--", "PICK-x-c", "PICK-ü", "PICK-\nü", "PICK-",
+        "PICK-z\n-1", "PICK-y-1", "PICK-4401~b2c73b0"]
+    assert engine.pick_ids(pd.Series([], dtype=object)) == []
