@@ -22,7 +22,9 @@ average, to be recorded beside the figures.
 
 --nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
 that day holds 10⁵ main rows, with its step count, against `verdicts judge --day` on the same
-rows; --nightly-sample DAY runs it on one day of the sample data.
+rows; handoff's day adds the `handoff_judge` run that makes its verdicts and report (the nightly
+job only stores its tables: a day is judged once the next day's tables are in, which are stored
+first, untimed). --nightly-sample DAY runs the nightly job on one day of the sample data.
 """
 
 from __future__ import annotations
@@ -195,19 +197,33 @@ def busiest_day(domain: str) -> tuple[str, float]:
     return str(counts.index[0]), float(counts.iloc[0] / counts.sum())
 
 
-def nightly(raw_dir: Path, day: str) -> dict:
-    """Run in a child process with VERDICTS_* set: the nightly job on one day."""
+def nightly(raw_dir: Path, day: str, handoff_judge: bool = False) -> dict:
+    """Run in a child process with VERDICTS_* set: the nightly job on one day. With `handoff_judge`,
+    also what judges that day's handoff rooms, which the nightly job leaves out (their verdicts wait
+    for the next day's tables): the nightly job on the next day, untimed (it is that day's own
+    work), then the `handoff_judge` job on this day, timed and counted with the nightly run."""
     from dagster import DagsterInstance
 
     from orchestration.definitions import defs
     from orchestration.demo import QUIET
 
-    t0 = time.perf_counter()
-    result = defs.resolve_job_def("nightly").execute_in_process(
-        partition_key=day, instance=DagsterInstance.get(), raise_on_error=False, run_config=QUIET)
-    failed = [e.step_key for e in result.all_events if e.is_failure and e.step_key]
-    steps = len({e.step_key for e in result.all_events if e.is_step_success})
-    return {"ok": result.success or failed, "seconds": time.perf_counter() - t0, "peak_mb": peak_mb(), "steps": steps}
+    def run(job: str, partition: str) -> tuple[float, object]:
+        t = time.perf_counter()
+        result = defs.resolve_job_def(job).execute_in_process(
+            partition_key=partition, instance=DagsterInstance.get(), raise_on_error=False, run_config=QUIET)
+        return time.perf_counter() - t, result
+
+    seconds, result = run("nightly", day)
+    results = [result]
+    if handoff_judge:
+        from orchestration.demo import next_day
+
+        run("nightly", next_day(day))
+        judged_s, judged = run("handoff_judge", day)
+        seconds, results = seconds + judged_s, [result, judged]
+    failed = [e.step_key for r in results for e in r.all_events if e.is_failure and e.step_key]
+    steps = sum(len({e.step_key for e in r.all_events if e.is_step_success}) for r in results)
+    return {"ok": all(r.success for r in results) or failed, "seconds": seconds, "peak_mb": peak_mb(), "steps": steps}
 
 
 def nightly_env(tmp: str, raw: Path) -> dict:
@@ -233,7 +249,8 @@ def run_nightly_sample(day: str) -> None:
 
 
 def run_nightly(domains: list[str], rows: int, data: Path) -> None:
-    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain, against `verdicts judge --day` on the same folder")
+    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain (handoff's with the `handoff_judge` run that "
+          f"judges it), against `verdicts judge --day` on the same folder")
     print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'steps':>5} {'peak MB':>8} {'judge s':>8} "
           f"{'nightly/judge':>13}  ok")
     for domain in domains:
@@ -246,8 +263,9 @@ def run_nightly(domains: list[str], rows: int, data: Path) -> None:
                     shutil.copytree(ROOT / "seeds" / other, raw / other)
             registry.get(domain).generate(total, SEED, raw / domain)
             env = nightly_env(tmp, raw)
-            done = subprocess.run([sys.executable, __file__, "--nightly-child", str(raw), day], capture_output=True,
-                                  text=True, cwd=ROOT, env=env)
+            done = subprocess.run([sys.executable, __file__, "--nightly-child", str(raw), day]
+                                  + (["--with-handoff-judge"] if domain == "handoff" else []),
+                                  capture_output=True, text=True, cwd=ROOT, env=env)
             if done.returncode:
                 print(f"{domain:<10} {day:<11} failed: {done.stderr[-500:]}")
                 continue
@@ -271,6 +289,7 @@ def main() -> None:
     p.add_argument("--measure", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
     p.add_argument("--parse-floor", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
     p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
+    p.add_argument("--with-handoff-judge", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.measure:
         print(json.dumps(measure(a.measure[0], Path(a.measure[1]))))
@@ -279,7 +298,7 @@ def main() -> None:
         print(json.dumps(parse_floor(a.parse_floor[0], Path(a.parse_floor[1]))))
         return
     if a.nightly_child:
-        print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1])))
+        print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1], a.with_handoff_judge)))
         return
 
     print(conditions("start"), flush=True)

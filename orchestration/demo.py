@@ -28,7 +28,8 @@ def sample_days(domain: str | None = None) -> list[str]:
     return sorted(days)
 
 
-def _next_day(day: str) -> str:
+def next_day(day: str) -> str:
+    """The calendar day after `day` (YYYY-MM-DD)."""
     from datetime import date, timedelta
 
     return (date.fromisoformat(day) + timedelta(days=1)).isoformat()
@@ -62,7 +63,7 @@ def run_demo(dagster_home: Path | None = None) -> int:
     nightly = defs.resolve_job_def("nightly")
     handoff_days = sample_days("handoff")
     # handoff judges day D once D+1 has landed: land the day after each of its days too.
-    days = sorted(set(sample_days()) | {_next_day(d) for d in handoff_days})
+    days = sorted(set(sample_days()) | {next_day(d) for d in handoff_days})
     for day in days:
         result = nightly.execute_in_process(partition_key=day, instance=instance, raise_on_error=False, run_config=QUIET)
         if _failed(result):

@@ -23,3 +23,26 @@ def test_load_and_rules_alone_are_measured_with_the_explanation_stubbed_and_put_
     figures = scale.measure(domain, tmp_path)
     assert figures["load_s"] > 0 and figures["rules_s"] > 0
     assert {name: getattr(engine, name) for name in before} == before
+
+
+def test_the_nightly_figure_of_a_handoff_day_includes_the_run_that_judges_it(tmp_path):
+    """The nightly job stores a handoff day's tables but judges it only once the next day's are in:
+    the benchmark's handoff day runs the next day's nightly job too, then times `handoff_judge`."""
+    import json
+    import subprocess
+
+    from rules.common.environment import SAMPLE_DIR
+
+    day = "2026-10-04"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scale.py"), "--nightly-child", str(SAMPLE_DIR), day,
+                           "--with-handoff-judge"], capture_output=True, text=True, cwd=ROOT,
+                          env=scale.nightly_env(str(tmp_path), SAMPLE_DIR), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["ok"] is True
+    assert figures["steps"] == 10 + 2  # the nightly job's steps, then handoff's verdicts and report
+    from sqlalchemy import create_engine, text
+
+    with create_engine(f"sqlite:///{tmp_path}/warehouse.sqlite").connect() as conn:
+        judged = conn.execute(text("SELECT count(*) FROM handoff_verdicts WHERE partition_key = :d"), {"d": day}).scalar()
+    assert judged > 0
