@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -12,6 +15,22 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PG_ADMIN_URL = os.environ.get("VERDICTS_TEST_PG_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
+
+
+def modules_after_judging(domain: str, out: Path) -> list[str]:
+    """The modules a fresh interpreter holds after `verdicts judge DOMAIN` on the domain's sample,
+    which must succeed: for tests of what a command leaves unimported."""
+    code = (
+        "import json, sys\n"
+        "from orchestration.cli import main\n"
+        f"code = main(['judge', {domain!r}, '--input', {str(SEEDS / domain)!r}, '--out', {str(out)!r}])\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    exit_code, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert exit_code == 0
+    return modules
 
 
 @pytest.fixture

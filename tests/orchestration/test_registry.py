@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, modules_after_judging
 
 PROBE = r'''
 import contextlib, io, json, sys, tempfile
@@ -74,14 +74,5 @@ def test_the_registry_lists_the_four_domains_in_their_order():
 
 
 def test_judging_one_domain_imports_no_other_domain(tmp_path):
-    probe = (
-        "import json, sys\n"
-        "from orchestration.cli import main\n"
-        f"code = main(['judge', 'persona', '--input', {str(ROOT / 'seeds' / 'persona')!r}, '--out', {str(tmp_path / 'v.jsonl')!r}])\n"
-        "print(json.dumps([code, sorted({m.split('.')[1] for m in sys.modules if m.startswith('rules.')})]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    code, packages = json.loads(done.stdout.strip().splitlines()[-1])
-    assert code == 0
-    assert {"persona", "common"} <= set(packages) and not {"live_pick", "retry", "handoff"} & set(packages)
+    packages = {m.split(".")[1] for m in modules_after_judging("persona", tmp_path / "v.jsonl") if m.startswith("rules.")}
+    assert {"persona", "common"} <= packages and not {"live_pick", "retry", "handoff"} & packages
