@@ -13,10 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
+import numpy as np
 import pandas as pd
 
 from rules.common import timestamps
-from rules.common.evidence import frame_records
+from rules.common.evidence import record_columns, rows_of
 from rules.common.gates import trim
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
@@ -74,8 +75,13 @@ def folded(text: object, config: HandoffConfig) -> str:
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: (None if not isinstance(v, (list, dict)) and pd.isna(v) else v) for k, v in r.items()}
-            for r in frame_records(frame)]
+    """The rows as `frame.to_dict("records")` gives them, with None for every missing cell: missing
+    as `pd.isna` reads a cell (a list or a map never is), asked of a whole column at once."""
+    columns = record_columns(frame)
+    for name, values in columns.items():
+        for i in np.flatnonzero(frame[name].isna().to_numpy()):
+            values[i] = None
+    return rows_of(columns)
 
 
 def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, Expected]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -742,3 +744,35 @@ def test_a_message_id_seen_on_an_earlier_day_holds_the_later_copys_room():
         ["R-2", "M-1", "duplicate_id", "message_id 'M-1' repeats a message of 2026-10-01: room 'R-2' is held", "2026-10-02"]]
     _, whole = build(messages, [room("R-1"), room("R-2")])
     assert whole["chat_messages"]["partition_day"].tolist() == [None] * 3 and len(whole["held"]) == 1
+
+
+def _records_cell_by_cell(frame: pd.DataFrame) -> list[dict]:
+    from rules.common.evidence import frame_records
+
+    return [{k: (None if not isinstance(v, (list, dict)) and pd.isna(v) else v) for k, v in r.items()}
+            for r in frame_records(frame)]
+
+
+_CELLS = st.one_of(st.none(), st.just(float("nan")), st.just(pd.NA), st.just(pd.NaT), st.just(np.datetime64("NaT")),
+                   st.just(Decimal("NaN")), st.just(np.float64("nan")), st.text(max_size=3), st.integers(-3, 3),
+                   st.floats(allow_nan=False), st.booleans(), st.lists(st.integers(0, 2), max_size=2),
+                   st.dictionaries(st.text(max_size=1), st.integers(0, 2), max_size=1), st.just(pd.Timestamp("2026-10-04")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.integers(0, 6).flatmap(lambda n: st.tuples(
+    st.lists(_CELLS, min_size=n, max_size=n),
+    st.lists(st.one_of(st.none(), st.floats(allow_nan=True)), min_size=n, max_size=n),
+    st.lists(st.one_of(st.none(), st.integers(-5, 5)), min_size=n, max_size=n),
+    st.lists(st.one_of(st.none(), st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1))), min_size=n, max_size=n))))
+def test_the_reference_reads_missing_cells_a_column_at_a_time_as_pd_isna_reads_each(rows):
+    from rules.handoff.reference import _records
+
+    mixed, floats, ints, times = rows
+    column = np.empty(len(mixed), dtype=object)
+    for i, v in enumerate(mixed):
+        column[i] = v
+    frame = pd.DataFrame({"mixed": column, "floats": pd.array(floats, dtype="float64") if floats else pd.array([], dtype="float64"),
+                          "ints": pd.array(ints, dtype="Int64"), "times": pd.to_datetime(pd.Series(times, dtype=object))})
+    got, expected = _records(frame), _records_cell_by_cell(frame)
+    assert [{k: repr(v) for k, v in r.items()} for r in got] == [{k: repr(v) for k, v in r.items()} for r in expected]
