@@ -120,6 +120,27 @@ def test_uploads_keep_to_their_folder_and_limits(client, tmp_path):
     assert not list((tmp_path / "uploads").rglob("*.jsonl")) if (tmp_path / "uploads").exists() else True
 
 
+def test_every_uploaded_part_is_closed_whether_taken_or_refused(client, monkeypatch):
+    """The parts spool to temporary files: each is closed once the answer is made, also on a refusal."""
+    from starlette.datastructures import UploadFile
+
+    parts: list[UploadFile] = []
+    made = UploadFile.__init__
+
+    def remember(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        parts.append(self)
+
+    monkeypatch.setattr(UploadFile, "__init__", remember)
+    client.get("/admin/live_pick?token=s3cret")
+    refused = client.post("/admin/live_pick/upload", files=[("files", ("notes.txt", b"{}\n"))], follow_redirects=False)
+    assert refused.status_code == 400
+    sample = [("files", (f.name, f.read_bytes())) for f in sorted((SEEDS / "live_pick").glob("*.jsonl"))]
+    taken = client.post("/admin/live_pick/upload", files=sample, follow_redirects=False)
+    assert taken.status_code == 303
+    assert len(parts) == 1 + len(sample) and all(p.file.closed for p in parts)
+
+
 def test_cli_review_and_the_page_share_the_decision_store(client, tmp_path):
     client.get("/admin/live_pick?token=s3cret")
     judged = domains.get("live_pick").judge_dir(SEEDS / "live_pick")

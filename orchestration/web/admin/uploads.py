@@ -94,6 +94,13 @@ async def upload(request: Request) -> Response:
         data = await request.form(max_files=20, max_fields=20, max_part_size=config.upload_max_bytes)
     except Exception as exc:  # noqa: BLE001 - a malformed multipart body is the sender's error
         return _refuse(request, domain, f"업로드를 읽지 못했습니다: {exc}", 400)
+    try:
+        return await _accept(request, state, config, domain, data)
+    finally:  # the parts spool to temporary files: close them whether the upload is taken or refused
+        await data.close()
+
+
+async def _accept(request: Request, state, config, domain: str, data) -> Response:
     names = allowed_names(domain)
     files = [f for f in data.getlist("files") if hasattr(f, "filename") and f.filename]
     if not files:
