@@ -39,6 +39,7 @@ class _Context(VerdictRows):
         self.events = {e["event_id"]: e for e in frame_records(norm.tables["interaction_events"])}
         self.catalog = {trim(c["surface_key"]): c for c in frame_records(norm.tables["surface_catalog"])}
         self.tolerance = Fraction(1, 2 * 10**config.display_decimals)
+        self.float_tolerance = float(self.tolerance)
         self.known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.expected]
 
     def judged_as(self, verdict: str):
@@ -46,15 +47,31 @@ class _Context(VerdictRows):
         return ((i, r) for i, r in self.known if r.get("verdict") == verdict)
 
     def agrees(self, number, exact: Fraction) -> bool:
-        return _is_number(number) and abs(Fraction(number) - exact) <= self.tolerance
+        if not _is_number(number):
+            return False
+        if -2 <= number <= 2 and abs(exact.numerator) <= exact.denominator:  # |exact| ≤ 1, in ints
+            # In floats the gap is off by less than 1e-15 here: one clear of the edge by 1e-12
+            # is settled; only a number at the edge is worked out in fractions.
+            gap = abs(number - exact.numerator / exact.denominator)
+            if gap <= self.float_tolerance - 1e-12:
+                return True
+            if gap >= self.float_tolerance + 1e-12:
+                return False
+        return abs(Fraction(number) - exact) <= self.tolerance
 
     def cited_rows(self, id_: str, row: dict, dataset) -> list[dict]:
         """The input rows a verdict row may cite: its event, its matched event, its surface's catalog row."""
-        event = self.events[id_]
-        matched = self.events.get(row.get("matched_event_id")) if isinstance(row.get("matched_event_id"), str) else None
-        rows = {"interaction_events": [event] + ([matched] if matched else []),
-                "surface_catalog": [c for c in [self.catalog.get(self.expected[id_].surface_key)] if c]}
-        return rows.get(dataset, []) if dataset is not None else rows["interaction_events"] + rows["surface_catalog"]
+        rows = []
+        if dataset in (None, "interaction_events"):
+            rows.append(self.events[id_])
+            matched = row.get("matched_event_id")
+            if isinstance(matched, str) and matched in self.events:
+                rows.append(self.events[matched])
+        if dataset in (None, "surface_catalog"):
+            surface = self.catalog.get(self.expected[id_].surface_key)
+            if surface:
+                rows.append(surface)
+        return rows
 
 
 def run_checks(norm: Normalised, rows: list, config: RetryConfig) -> list[CheckResult]:

@@ -15,6 +15,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -42,20 +43,42 @@ class Expected:
     """Earlier events of the same session on another surface sharing a word, in order."""
 
 
+def kept_char(ch: str) -> str:
+    """What the reading keeps of one character: nothing of punctuation or a symbol, a Latin
+    letter in lower case, any other character as it is."""
+    if unicodedata.category(ch).startswith(("P", "S")):
+        return ""
+    return ch.lower() if "LATIN" in unicodedata.name(ch, "") else ch
+
+
+class _KeptChars(dict):
+    """`str.translate`'s table, filled with `kept_char` the first time a character is met (its
+    Unicode name is the slow part, and a log uses few distinct characters); emptied when it
+    grows past `limit`, so a flood of rare characters cannot hold memory."""
+
+    limit = 1 << 16
+
+    def __missing__(self, code: int) -> str:
+        if len(self) >= self.limit:
+            self.clear()
+        kept = self[code] = kept_char(chr(code))
+        return kept
+
+
+_KEPT = _KeptChars()
+
+
 def normal_text(text: str) -> str:
-    kept = []
-    for ch in text:
-        category = unicodedata.category(ch)
-        if category.startswith(("P", "S")):
-            continue
-        if "LATIN" in unicodedata.name(ch, ""):
-            ch = ch.lower()
-        kept.append(ch)
-    return "".join(kept)
+    return text.translate(_KEPT)
+
+
+@lru_cache(maxsize=1 << 12)
+def _fraction(shared: int, either: int) -> Fraction:
+    return Fraction(shared, either)  # few distinct (shared, either) counts: each Fraction is made once
 
 
 def overlap(a: frozenset, b: frozenset) -> Fraction:
-    return Fraction(len(a & b), len(a | b))
+    return _fraction(len(a & b), len(a | b))
 
 
 def expected_verdicts(norm: Normalised, config: RetryConfig) -> dict[str, Expected]:

@@ -8,11 +8,17 @@ other).
 from __future__ import annotations
 
 import copy
+import math
+from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 
 from rules.retry import verdicts as V
-from rules.retry.checks import CHECKS, run_checks
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.retry.checks import CHECKS, _Context, run_checks
 from tests.rules.faults import Fault, Faults
 from tests.rules.helpers import judged_sample
 
@@ -106,3 +112,48 @@ FAULTS = [
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
 def test_each_fault_fails_exactly_its_checks_naming_the_event(sample, fault):
     F.assert_fails(sample, fault, exact=True)
+
+
+_EXACTS = st.one_of(
+    st.builds(lambda a, b: Fraction(min(a, b), max(a, b, 1)), st.integers(0, 60), st.integers(1, 60)),  # overlaps
+    st.fractions(min_value=-3, max_value=3, max_denominator=10**9),
+)
+
+
+@st.composite
+def _near(draw):
+    """An exact value, a tolerance, and a number at, beside or far from the tolerance's edge."""
+    exact, decimals = draw(_EXACTS), draw(st.integers(0, 12))
+    tolerance = Fraction(1, 2 * 10**decimals)
+    edge = float(exact + draw(st.sampled_from([tolerance, -tolerance])))
+    number = draw(st.one_of(
+        st.just(edge),
+        st.integers(-3, 3).map(lambda k: math.nextafter(edge, math.inf) if k > 0 else math.nextafter(edge, -math.inf) if k < 0 else edge),
+        st.floats(-1e-9, 1e-9).map(lambda d: edge + d),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-3, 3), st.integers(-(10**30), 10**30), st.booleans(), st.none(), st.text(max_size=2),
+    ))
+    return exact, tolerance, number
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_near())
+def test_a_number_agrees_exactly_as_within_the_tolerance_in_fractions(case):
+    exact, tolerance, number = case
+    ctx = SimpleNamespace(tolerance=tolerance, float_tolerance=float(tolerance))
+    is_number = isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number)
+    assert _Context.agrees(ctx, number, exact) == (is_number and abs(Fraction(number) - exact) <= tolerance)
+
+
+@pytest.mark.parametrize("row_id, index, value, passes", [
+    ("EV-1602", 3, 0.3, True), ("EV-1602", 3, 0.2, False),  # the surface's catalog row
+    ("EV-0402", 2, "PDF 요약해줘", True), ("EV-0402", 2, "pdf 요약해줘!", False),  # the matched event's row
+    ("EV-0402", 0, "pdf 요약해줘.", True),  # the event's own row
+])
+def test_evidence_without_its_dataset_is_held_to_every_row_the_verdict_may_cite(sample, row_id, index, value, passes):
+    def change(row):
+        item = row["evidence"][index]
+        del item["dataset"]
+        item["value"] = value
+
+    assert F.results_with(sample, row_id, change)["8.evidence_values"].passed is passes

@@ -11,6 +11,8 @@ import json
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, QUARANTINE_COLUMNS, SCHEMA
 from rules.common.jsonl import DatasetError
@@ -174,3 +176,17 @@ def test_the_reference_reads_every_character_of_unicode_the_same_way():
            if 0xD800 > cp or cp > 0xDFFF
            if text.normalised(chr(cp)) != normal_text(chr(cp))]
     assert bad == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=8))
+def test_the_reference_reading_is_the_same_with_its_table_emptied_as_it_fills(texts):
+    # A table of four characters is emptied over and over: each text still reads character by character.
+    from rules.retry import reference
+
+    table = reference._KeptChars()
+    table.limit = 4
+    for t in texts * 2:  # the second time, from the table
+        assert t.translate(table) == "".join(reference.kept_char(ch) for ch in t)
+        assert len(table) <= 4
+    assert [normal_text(t) for t in texts] == ["".join(reference.kept_char(ch) for ch in t) for t in texts]
