@@ -8,7 +8,6 @@ uses the row-by-row reference, not the engine that produced the rows.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from decimal import Decimal
 from functools import partial
 
@@ -21,7 +20,8 @@ from rules.common.gates import trim
 from rules.common.verdict_rows import VerdictRows
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
-from rules.handoff.reference import FIELDS, Expected, _records, expected_rooms, folded, hours, instant, minutes, same_value
+from rules.handoff.reference import (FIELDS, Expected, _records, expected_rooms, folded, hours, instant, messages_by_room, minutes,
+                                     same_value)
 from schemas import columns
 from schemas.handoff import DOMAIN, INPUT_DATASETS, OUTPUT
 
@@ -33,16 +33,12 @@ class _Context(VerdictRows):
     def __init__(self, tables: dict[str, pd.DataFrame], rows: list, config: HandoffConfig):
         super().__init__(rows, "room_id")
         self.config = config
-        self.expected: dict[str, Expected] = expected_rooms(tables, config)
+        self.messages = messages_by_room(tables["chat_messages"], config.timezone)
+        self.expected: dict[str, Expected] = expected_rooms(tables, config, self.messages)
         self.rooms = {r["room_id"]: r for r in _records(tables["rooms"])}
         self.phrases = _records(tables["handoff_phrases"])
         self.articles = _records(tables["help_articles"])
         self.article_ids = {trim(a["article_id"]) for a in self.articles}
-        self.messages = defaultdict(list)
-        for m in _records(tables["chat_messages"]):
-            self.messages[m["room_id"]].append({**m, "at": instant(m["sent_at"], config.timezone)})
-        for msgs in self.messages.values():
-            msgs.sort(key=lambda m: (m["at"], m["message_id"]))
         self._related: dict[tuple, dict[str, list[dict]]] = {}
 
     def known(self):

@@ -84,19 +84,33 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return rows_of(columns)
 
 
-def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig) -> dict[str, Expected]:
-    """room_id → what the rules say, for every room of the judged day (held and unlisted ones too)."""
+def messages_by_room(messages: pd.DataFrame, tz: str) -> dict[str, list[dict]]:
+    """room_id → its messages as records, each with its instant (`at`), in (at, message_id) order.
+    The instants are read by the gates' parser a column at a time (`timestamps.stored_column`,
+    which reads each value as `instant` does)."""
+    records = _records(messages)
+    at = timestamps.stored_column([m["sent_at"] for m in records], tz).ns.tolist()
+    by_room = defaultdict(list)
+    for m, ns in zip(records, at):
+        m["at"] = ns
+        by_room[m["room_id"]].append(m)
+    for msgs in by_room.values():
+        msgs.sort(key=lambda m: (m["at"], m["message_id"]))
+    return by_room
+
+
+def expected_rooms(tables: dict[str, pd.DataFrame], config: HandoffConfig,
+                   by_room: dict[str, list[dict]] | None = None) -> dict[str, Expected]:
+    """room_id → what the rules say, for every room of the judged day (held and unlisted ones too).
+    `by_room`: `messages_by_room` of the tables' messages, when the caller has it already."""
     tz = config.timezone
     day = tables["scope"]["day"].iloc[0]
     held = {r for r in tables["held"]["room_id"] if isinstance(r, str) and r}
     rooms = {r["room_id"]: r for r in _records(tables["rooms"])}
     articles = {trim(a["article_id"]) for a in _records(tables["help_articles"])}
     phrases = [(p["trigger_phrase"], p["first_reply_min"], folded(p["trigger_phrase"], config)) for p in _records(tables["handoff_phrases"])]
-    by_room = defaultdict(list)
-    for m in _records(tables["chat_messages"]):
-        by_room[m["room_id"]].append({**m, "at": instant(m["sent_at"], tz)})
-    for msgs in by_room.values():
-        msgs.sort(key=lambda m: (m["at"], m["message_id"]))
+    if by_room is None:
+        by_room = messages_by_room(tables["chat_messages"], tz)
     opened = {r: msgs[0]["at"] for r, msgs in by_room.items()}
     by_customer = defaultdict(list)  # a customer's rooms that have a message, in opening order
     for r in sorted(opened, key=lambda r: (opened[r], r)):

@@ -776,3 +776,24 @@ def test_the_reference_reads_missing_cells_a_column_at_a_time_as_pd_isna_reads_e
                           "ints": pd.array(ints, dtype="Int64"), "times": pd.to_datetime(pd.Series(times, dtype=object))})
     got, expected = _records(frame), _records_cell_by_cell(frame)
     assert [{k: repr(v) for k, v in r.items()} for r in got] == [{k: repr(v) for k, v in r.items()} for r in expected]
+
+
+_SENT = st.builds(
+    lambda wall, form: wall.isoformat(timespec=form[0]) + form[1],
+    st.datetimes(min_value=datetime(2026, 3, 1), max_value=datetime(2026, 11, 30)),
+    st.tuples(st.sampled_from(["seconds", "milliseconds", "microseconds"]), st.sampled_from(["", "Z", "+09:00", "-05:30"])),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["R-1", "R-2", "R-3"]), _SENT), max_size=25), st.sampled_from(["Asia/Seoul", "America/New_York"]))
+def test_messages_by_room_reads_each_instant_as_the_one_parser_and_orders_them(rows, tz):
+    from rules.handoff.reference import instant, messages_by_room
+
+    frame = pd.DataFrame({"message_id": [f"M-{i:03d}" for i in range(len(rows))], "room_id": [r for r, _ in rows],
+                          "sent_at": [s for _, s in rows]})
+    got = messages_by_room(frame, tz)
+    for room in {r for r, _ in rows}:
+        want = sorted(((instant(s, tz), f"M-{i:03d}") for i, (r, s) in enumerate(rows) if r == room))
+        assert [(m["at"], m["message_id"]) for m in got[room]] == want
+    assert sum(map(len, got.values())) == len(rows)
