@@ -27,7 +27,8 @@ dev: $(STAMP)
 	mkdir -p var/dagster_home && cp -n orchestration/dagster_local.yaml var/dagster_home/dagster.yaml || true
 	DAGSTER_HOME=$(CURDIR)/var/dagster_home $(BIN)/dagster dev
 
-# After changing dependencies in pyproject.toml: re-resolve every pin, then commit the lock.
+# After changing dependencies in pyproject.toml: resolve the lock again (pins that still fit are kept;
+# `$(BIN)/python tools/lock.py --upgrade` moves every pin to the newest allowed), then commit it.
 # Needs no up-to-date install: only uv, at the version the `tools` extra pins.
 lock:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -1,7 +1,8 @@
 """requirements.lock: every dependency of pyproject.toml (every extra), pinned.
 
-    python tools/lock.py           write it again from pyproject.toml (what `make lock` runs)
-    python tools/lock.py --check   exit 1 if pyproject.toml's dependencies changed since
+    python tools/lock.py            write it again from pyproject.toml, keeping every pin that still fits (`make lock`)
+    python tools/lock.py --upgrade  re-resolve every pin to the newest release pyproject.toml allows
+    python tools/lock.py --check    exit 1 if pyproject.toml's dependencies changed since
 
 `make demo`, `make test`, `.ci/run` and the Dockerfile install with `-c requirements.lock`, so
 two machines a month apart get the same packages. The header records a hash of the
@@ -58,12 +59,24 @@ def _uv() -> str:
     return found
 
 
-def write() -> None:
+def pinned_body(lock: Path | None = None) -> str:
+    """The lock's pins without its header (empty when there is no lock)."""
+    lock = LOCK if lock is None else lock
+    if not lock.is_file():
+        return ""
+    return "".join(line for line in lock.read_text(encoding="utf-8").splitlines(keepends=True) if not line.startswith("#"))
+
+
+def write(upgrade: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "requirements.txt"
+        # uv keeps the versions an existing output file pins wherever they still satisfy
+        # pyproject.toml: a changed declaration moves only the packages it has to.
+        out.write_text("" if upgrade else pinned_body(), encoding="utf-8")
         # Universal: one lock for every platform, markers where a platform needs another package.
         subprocess.run([_uv(), "pip", "compile", str(PYPROJECT), "--all-extras", "--universal",
                         "--python-version", PYTHON, "--no-header", "--no-annotate", "--quiet",
+                        *(["--upgrade"] if upgrade else []),
                         "--output-file", str(out)], check=True, cwd=ROOT, env={**os.environ, "UV_NO_CONFIG": "1"})
         body = out.read_text(encoding="utf-8")
     header = (
@@ -90,13 +103,14 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true", help="exit 1 if the lock does not match pyproject.toml")
     p.add_argument("--tool", action="store_true", help="print the uv requirement of the tools extra")
+    p.add_argument("--upgrade", action="store_true", help="re-resolve every pin to the newest allowed release")
     args = p.parse_args()
     if args.check:
         return check()
     if args.tool:
         print(tool_requirement())
         return 0
-    write()
+    write(upgrade=args.upgrade)
     return 0
 
 

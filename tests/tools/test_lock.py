@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -56,3 +57,24 @@ def test_a_changed_dependency_without_a_refresh_fails_the_check(tmp_path):
     assert out.returncode == 1 and "make lock" in out.stderr
     (tmp_path / "requirements.lock").unlink()
     assert subprocess.run(check, capture_output=True).returncode == 1
+
+
+def test_a_refresh_starts_from_the_current_pins_and_an_upgrade_from_none(tmp_path, monkeypatch):
+    """uv keeps what an existing output file pins: the refresh hands it the lock's pins, so a new
+    declaration moves only what it must; `--upgrade` hands it nothing and asks for the newest."""
+    old = "# header\n# pyproject-dependencies-sha256: x\naiohttp==3.14.5\nzipp==3.23.0 ; python_full_version < '3.12'\n"
+    monkeypatch.setattr(lock, "LOCK", tmp_path / "requirements.lock")
+    monkeypatch.setattr(lock, "_uv", lambda: "uv")
+    seen = []
+
+    def compile_(args, **_):
+        out = Path(args[args.index("--output-file") + 1])
+        seen.append((out.read_text(encoding="utf-8"), "--upgrade" in args))
+        out.write_text("aiohttp==3.14.5\nhttpx2==2.17.0\n", encoding="utf-8")
+
+    monkeypatch.setattr(lock.subprocess, "run", compile_)
+    (tmp_path / "requirements.lock").write_text(old, encoding="utf-8")
+    lock.write()
+    lock.write(upgrade=True)
+    assert seen == [("aiohttp==3.14.5\nzipp==3.23.0 ; python_full_version < '3.12'\n", False), ("", True)]
+    assert lock.LOCK.read_text(encoding="utf-8").endswith("aiohttp==3.14.5\nhttpx2==2.17.0\n")
