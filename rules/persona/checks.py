@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 
 from rules.common.checks import (CheckResult, empty_reason, enum_findings, evidence_findings, evidence_rows, filled_findings,
                                  hashable, polite_findings, recompute_findings, row_findings, same_json, schema_result)
@@ -27,12 +27,17 @@ class _Context(VerdictRows):
         self.profiles = {p["profile_no"]: p for p in frame_records(norm.tables["profiles"])}
         self.by_code = {trim(p["character_code"]): p for p in self.profiles.values()}
         self.expected = expected_codes(norm, config)
+        self._known = [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.turns]
+        self._by_raw_code: dict[str, dict | None] = {}  # a few codes, as written, behind many turns
 
     def known(self):
-        return [(i, r) for i, r in self.ids() if isinstance(r, dict) and i in self.turns]
+        return self._known
 
     def profile_of(self, turn_no: str) -> dict | None:
-        return self.by_code.get(trim(self.turns[turn_no]["character_code_raw"]))
+        raw = self.turns[turn_no]["character_code_raw"]
+        if raw not in self._by_raw_code:
+            self._by_raw_code[raw] = self.by_code.get(trim(raw))
+        return self._by_raw_code[raw]
 
 
 def run_checks(norm: Normalised, rows: list, config: PersonaConfig) -> list[CheckResult]:
@@ -77,9 +82,15 @@ def _column_problem(_id: str, _row: dict, e: dict) -> str | None:
     source, field = hashable(e.get("source")), hashable(e.get("field"))
     if source not in SOURCES:
         return f"source {source!r} is not profile or turn"
-    if field not in columns(DOMAIN, SOURCES[source]):
+    if field not in _columns()[source]:
         return f"{source}.{field} is not a column of {SOURCES[source]}"
     return None
+
+
+@lru_cache(maxsize=None)
+def _columns() -> dict[str, frozenset]:
+    """The columns evidence may cite, by source."""
+    return {source: frozenset(columns(DOMAIN, dataset)) for source, dataset in SOURCES.items()}
 
 
 def c05_evidence_values(ctx) -> CheckResult:
@@ -88,10 +99,10 @@ def c05_evidence_values(ctx) -> CheckResult:
 
 
 def _evidence_problem(ctx, id_: str, _row: dict, e: dict) -> str | None:
-    turn, profile = ctx.turns[id_], ctx.profile_of(id_)
     source, field, value, agg = hashable(e.get("source")), hashable(e.get("field")), e.get("value"), e.get("agg")
-    if source not in SOURCES or field not in columns(DOMAIN, SOURCES[source]):
+    if source not in SOURCES or field not in _columns()[source]:
         return None  # reported by check 4
+    turn, profile = ctx.turns[id_], ctx.profile_of(id_)
     if agg is not None:
         if (source, field, agg) != ("profile", "character_code", "count"):
             return f"agg {agg!r} on {source}.{field} cannot be re-computed"
