@@ -66,10 +66,14 @@ def expected_filters(lines, refs: Sheets, config: LivePickConfig,
     run_tags = run_tags or {}
     sheets, viewers = refs.sheets, refs.viewers
     out: dict[str, Expected] = {}
+    starts: dict[tuple[int, str], str] = {}  # a window's start in a line's form, printed once
     step = config.window_seconds * NS_PER_SEC
     for line in lines:
         sent_ns = int(line["sent_at_ns"])
         window = sent_ns - sent_ns % step
+        start = starts.get((window, line["sent_at_form"]))
+        if start is None:
+            start = starts[window, line["sent_at_form"]] = format_ns(window, line["sent_at_form"], config.timezone)
         versions = sheets[line["character_id"]]
         sheet = in_force_at(versions, window) if VERSION in versions[0] else versions[0]
         viewer = viewers.get(line["viewer_id"])
@@ -94,7 +98,7 @@ def expected_filters(lines, refs: Sheets, config: LivePickConfig,
             msg_id=line["msg_id"],
             character_id=line["character_id"],
             viewer_id=line["viewer_id"],
-            window_start=format_ns(window, line["sent_at_form"], config.timezone),
+            window_start=start,
             window_key=(line["character_id"], window),
             verdict=verdict,
             rank_in_window=None,
