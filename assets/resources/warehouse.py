@@ -15,9 +15,7 @@ lists and maps on PostgreSQL (JSON text on SQLite). PostgreSQL bulk loads use CO
 
 from __future__ import annotations
 
-import io
 import math
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from dagster import ConfigurableResource
 from pydantic import Field
 from sqlalchemy.dialects.postgresql import JSONB
 
+from assets.resources.copy_csv import copy_chunks
 from rules.common import timestamps
 from rules.common.jsonl import compact, compact_texts, parse_json
 
@@ -116,17 +115,15 @@ def _insert_rows(conn: sa.Connection, target: sa.Table, frame: pd.DataFrame) -> 
     conn.exec_driver_sql(sql, list(zip(*columns)))
 
 
-def _copy_literal(value) -> str:
-    """One CSV field for PostgreSQL COPY: NULL unquoted, everything else quoted."""
-    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
-        return r"\N"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (datetime, pd.Timestamp)):
-        return '"' + value.isoformat() + '"'
-    if hasattr(value, "item"):
-        value = value.item()
-    return '"' + str(value).replace('"', '""') + '"'
+class _Pieces:
+    """A file for psycopg2's `copy_expert`, each read handing over the next piece of text whole (it
+    sends what a read returns, to an empty one), so the table's text is never joined into one."""
+
+    def __init__(self, pieces):
+        self._pieces = iter(pieces)
+
+    def read(self, size: int = -1) -> str:
+        return next(self._pieces, "")
 
 
 class WarehouseResource(ConfigurableResource):
@@ -216,19 +213,16 @@ class WarehouseResource(ConfigurableResource):
         return inspector.has_table(table) and set(columns) <= {c["name"] for c in inspector.get_columns(table)}
 
     def _copy(self, conn, table: str, frame: pd.DataFrame) -> None:
-        buf = io.StringIO()
-        for row in frame.itertuples(index=False, name=None):
-            buf.write(",".join(_copy_literal(v) for v in row) + "\n")
         columns = ", ".join(f'"{c}"' for c in frame.columns)
         sql = f'COPY "{table}" ({columns}) FROM STDIN WITH (FORMAT csv, NULL \'\\N\')'
         raw = conn.connection.driver_connection
         with raw.cursor() as cur:
-            if hasattr(cur, "copy_expert"):  # psycopg2
-                buf.seek(0)
-                cur.copy_expert(sql, buf)
-            else:  # psycopg 3
+            if hasattr(cur, "copy_expert"):  # psycopg2 reads a file
+                cur.copy_expert(sql, _Pieces(copy_chunks(frame)))
+            else:  # psycopg 3 takes the pieces as they are made
                 with cur.copy(sql) as copy:
-                    copy.write(buf.getvalue())
+                    for text in copy_chunks(frame):
+                        copy.write(text)
 
     def read_partition(self, table: str, partition_key: str, json_columns: tuple[str, ...] = ()) -> pd.DataFrame:
         with self.engine.connect() as conn:
