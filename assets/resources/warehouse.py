@@ -95,6 +95,28 @@ def _column_type(series: pd.Series, is_json: bool, postgres: bool, kind: str | N
     return sa.Text()
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Kinds of value an object column may hold that need nothing done before binding: no NaN or NA
+among them, and no NumPy scalar."""
+
+
+def python_values(series: pd.Series) -> list:
+    """The column's values as `to_dict("records")` gives them to a driver: Python scalars, every
+    missing value (NaN, NA, NaT) as None. An object column holding only texts, integers, booleans
+    and None (most of them) is taken as it is, after one pass over its values' kinds."""
+    if series.dtype == object:
+        values = series.tolist()
+        if _PLAIN.issuperset(map(type, values)):
+            return values
+    elif series.dtype.kind in "iub" and isinstance(series.dtype, np.dtype):
+        return series.tolist()
+    values = series.astype(object)
+    values = values.where(values.notna(), None).tolist()
+    if series.dtype == object:  # a NumPy scalar among Python values, as records would box it
+        values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    return values
+
+
 def _insert_rows(conn: sa.Connection, target: sa.Table, frame: pd.DataFrame) -> None:
     """`frame`'s rows into `target` through the driver's executemany, each column's values bound
     as SQLAlchemy binds them (the column type's own bind processor, applied column by column):
@@ -103,10 +125,7 @@ def _insert_rows(conn: sa.Connection, target: sa.Table, frame: pd.DataFrame) -> 
     dialect = conn.dialect
     columns = []
     for name in frame.columns:
-        values = frame[name].astype(object)
-        values = values.where(values.notna(), None).tolist()
-        if frame[name].dtype == object:  # a NumPy scalar among Python values, as records would box it
-            values = [v.item() if isinstance(v, np.generic) else v for v in values]
+        values = python_values(frame[name])
         process = target.c[name].type.dialect_impl(dialect).bind_processor(dialect)
         columns.append([process(v) for v in values] if process else values)
     quote = dialect.identifier_preparer.quote
