@@ -85,6 +85,8 @@ def _column_type(series: pd.Series, is_json: bool, postgres: bool, kind: str | N
         return sa.BigInteger()
     if pd.api.types.is_float_dtype(series.dtype):
         return sa.Float()
+    if series.dtype == object and str in set(map(type, series.tolist())):
+        return sa.Text()  # a text among the values, as the tests below would find one by one
     values = [v for v in series if v is not None and not (isinstance(v, float) and math.isnan(v))]
     if values and all(isinstance(v, bool) for v in values):
         return sa.Boolean()

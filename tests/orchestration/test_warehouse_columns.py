@@ -1,7 +1,9 @@
-"""What the SQLite writer binds, a column at a time, is what pandas' own boxing and NA screen give."""
+"""What the writer makes of a column: the values it binds (SQLite), a column at a time, as pandas'
+own boxing and NA screen give them; the type it creates, as the one-by-one tests choose it."""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from enum import IntEnum
 
@@ -10,7 +12,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.resources.warehouse import python_values
+from assets.resources.warehouse import _column_type, python_values
 
 
 class Level(IntEnum):
@@ -53,3 +55,21 @@ def test_typed_columns_bind_as_boxed(ints, bools, floats, nullable):
                    pd.Series(nullable, dtype="Int64"), pd.Series(nullable, dtype="float64"),
                    pd.Series(pd.to_datetime([None if v is None else v for v in nullable], unit="s", utc=True))):
         assert _same(python_values(series), boxed(series)), series.dtype
+
+
+def typed_one_by_one(series: pd.Series) -> str:
+    values = [v for v in series if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if values and all(isinstance(v, bool) for v in values):
+        return "BOOLEAN"
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "BIGINT"
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "FLOAT"
+    return "TEXT"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_objects, st.just("x"), st.just(None), st.just(True), st.just(7)), max_size=8))
+def test_an_object_column_is_typed_as_its_values_one_by_one(values):
+    series = pd.Series(values, dtype=object)
+    assert str(_column_type(series, False, False).compile()) == typed_one_by_one(series)
