@@ -3,10 +3,10 @@ quoted, built a column at a time.
 
 Each column's fields are made by one pass over its values in the form its dtype allows (a mask
 for booleans, `str.format` over the Python numbers, a quote-doubling over the texts, NumPy's ISO
-text of the seconds of instants in UTC or without a zone), then the rows are joined in C (`zip` and
-`str.join`). A value of a kind the fast passes do not know is written by
-`copy_literal`, the one-value rule every pass agrees with. Written per value and per row, the
-text of a 10⁵-row day took 3.2 s of live_pick's nightly run on PostgreSQL.
+text of the seconds of instants in UTC or without a zone), then the rows are joined in C (`zip`
+and `str.join`). A value of a kind the fast passes do not know is written by `copy_literal`, the
+one-value rule every pass agrees with. Written per value and per row, the text of a 10⁵-row day
+took 3.2 s of live_pick's nightly run on PostgreSQL.
 """
 
 from __future__ import annotations
