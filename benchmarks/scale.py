@@ -244,7 +244,7 @@ def run_nightly_sample(day: str) -> None:
         print(f"nightly on the sample day {day} failed: {done.stderr[-500:]}")
         return
     r = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"\nnightly job in-process on the sample day {day}: {r['seconds']:.1f} s wall, {r['steps']} steps, "
+    print(f"\nnightly job in-process on the sample day {day}: {r['seconds']:.2f} s wall, {r['steps']} steps, "
           f"{r['peak_mb']:.0f} MB peak, ok {r['ok']}")
 
 
