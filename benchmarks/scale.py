@@ -16,6 +16,10 @@ each figure in its own process:
 - *ratio* = judge ÷ parse floor; *growth* = judge at this size ÷ judge at the previous size;
 - *load* (the gates) and *rules* (the engine with evidence and summaries stubbed out, on the
   loaded input), in-process, to show where the judge's time goes.
+- *in MB*, *out MB*: the bytes the judge reads (its dataset files) and writes (its verdict file);
+  *out parse s*: the parse floor's own reading applied to the judge's verdict file (the fastest of
+  three runs), and *out÷floor* that against the parse floor: what just reading back what the judge
+  must write costs, beside what reading its input costs.
 
 The run prints a line at its start and one at its end with the time, the commit and the load
 average, to be recorded beside the figures.
@@ -98,14 +102,20 @@ def measure(domain: str, folder: Path) -> dict:
 
 def parse_floor(domain: str, folder: Path) -> dict:
     """Run in a child process: orjson line by line, one DataFrame per dataset, nothing else."""
+    return parse_files([folder / f"{name}.jsonl" for name in registry.get(domain).spec.datasets])
+
+
+def parse_files(paths: list[Path]) -> dict:
+    """Seconds to read JSON Lines files with orjson line by line and build one DataFrame per file
+    (lines that are not JSON objects skipped), and the rows built."""
     import orjson
     import pandas as pd
 
     t0 = time.perf_counter()
     rows = 0
-    for name in registry.get(domain).spec.datasets:
+    for path in paths:
         parsed = []
-        with (folder / f"{name}.jsonl").open("rb") as fh:
+        with path.open("rb") as fh:
             for line in fh:
                 try:
                     parsed.append(orjson.loads(line))
@@ -159,11 +169,12 @@ def timed_process(args: list[str], env: dict | None = None) -> dict:
             "all_mb": peak[0]}
 
 
-def judge_process(domain: str, folder: Path, day: str | None = None, env: dict | None = None) -> dict:
-    """`verdicts judge` end to end, its output thrown away afterwards."""
+def judge_process(domain: str, folder: Path, day: str | None = None, env: dict | None = None,
+                  out: Path | None = None) -> dict:
+    """`verdicts judge` end to end, writing its verdicts to `out` (else to a file thrown away afterwards)."""
     with tempfile.TemporaryDirectory() as tmp:
         args = [str(Path(sys.executable).parent / "verdicts"), "judge", domain, "--input", str(folder),
-                "--out", str(Path(tmp) / "verdicts.jsonl")] + (["--day", day] if day else [])
+                "--out", str(out or Path(tmp) / "verdicts.jsonl")] + (["--day", day] if day else [])
         return timed_process(args, env)
 
 
@@ -288,6 +299,7 @@ def main() -> None:
     p.add_argument("--plot", type=Path, help="write the growth plot (judge seconds against rows) to this PNG (needs matplotlib)")
     p.add_argument("--measure", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
     p.add_argument("--parse-floor", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
+    p.add_argument("--parse-file", metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--nightly-child", nargs=2, metavar=("RAW", "DAY"), help=argparse.SUPPRESS)
     p.add_argument("--with-handoff-judge", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
@@ -296,6 +308,9 @@ def main() -> None:
         return
     if a.parse_floor:
         print(json.dumps(parse_floor(a.parse_floor[0], Path(a.parse_floor[1]))))
+        return
+    if a.parse_file:
+        print(json.dumps(parse_files([Path(a.parse_file)])))
         return
     if a.nightly_child:
         print(json.dumps(nightly(Path(a.nightly_child[0]), a.nightly_child[1], a.with_handoff_judge)))
@@ -360,20 +375,28 @@ def plot_growth(growth: dict[str, list[tuple[int, float]]], path: Path) -> None:
 def table(a) -> dict[str, list[tuple[int, float]]]:
     growth: dict[str, list[tuple[int, float]]] = {}
     print(f"{'domain':<10} {'rows':>10} {'parse floor s':>13} {'judge s':>8} {'ratio':>6} {'cpu s':>6} {'peak MB':>8} "
-          f"{'all MB':>7} {'growth':>7} {'load s':>7} {'rules s':>8}")
+          f"{'all MB':>7} {'growth':>7} {'load s':>7} {'rules s':>8} {'in MB':>6} {'out MB':>6} {'out parse s':>11} "
+          f"{'out÷floor':>9}")
     for domain in a.domains:
         before = None
         for n in sorted(a.sizes):
             folder = dataset(a.data, domain, n)
             floor = min((child("--parse-floor", domain, str(folder)) for _ in range(FLOOR_RUNS)), key=lambda r: r["parse_s"])
-            judged = judge_process(domain, folder)
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "verdicts.jsonl"
+                judged = judge_process(domain, folder, out=out)
+                read_back = min((child("--parse-file", str(out)) for _ in range(FLOOR_RUNS)), key=lambda r: r["parse_s"])
+                out_mb = out.stat().st_size / 1e6
             inner = child("--measure", domain, str(folder))
+            in_mb = sum((folder / f"{name}.jsonl").stat().st_size for name in registry.get(domain).spec.datasets) / 1e6
             grown = f"{judged['seconds'] / before[1]:.1f}×" if before else "—"
             growth.setdefault(domain, []).append((n, judged["seconds"]))
             before = (n, judged["seconds"])
             print(f"{domain:<10} {n:>10,} {floor['parse_s']:>13.2f} {judged['seconds']:>8.2f} "
                   f"{judged['seconds'] / floor['parse_s']:>5.1f}× {judged['cpu_s']:>6.1f} {judged['peak_mb']:>8.0f} "
-                  f"{judged['all_mb']:>7.0f} {grown:>7} {inner['load_s']:>7.2f} {inner['rules_s']:>8.2f}", flush=True)
+                  f"{judged['all_mb']:>7.0f} {grown:>7} {inner['load_s']:>7.2f} {inner['rules_s']:>8.2f} "
+                  f"{in_mb:>6.0f} {out_mb:>6.0f} {read_back['parse_s']:>11.2f} {read_back['parse_s'] / floor['parse_s']:>8.1f}×",
+                  flush=True)
     return growth
 
 

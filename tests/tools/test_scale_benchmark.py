@@ -46,3 +46,20 @@ def test_the_nightly_figure_of_a_handoff_day_includes_the_run_that_judges_it(tmp
     with create_engine(f"sqlite:///{tmp_path}/warehouse.sqlite").connect() as conn:
         judged = conn.execute(text("SELECT count(*) FROM handoff_verdicts WHERE partition_key = :d"), {"d": day}).scalar()
     assert judged > 0
+
+
+def test_the_verdict_file_is_kept_where_asked_and_read_back_by_the_floors_own_reading(tmp_path):
+    """The read-back figure parses every verdict row the judge wrote, as the parse floor parses input:
+    orjson line by line, lines that are not JSON objects skipped."""
+    folder, out = tmp_path / "in", tmp_path / "verdicts.jsonl"
+    domains.get("retry").generate(300, 1, folder)
+    figures = scale.judge_process("retry", folder, out=out)
+    assert figures["seconds"] > 0
+    lines = out.read_bytes().splitlines()
+    assert len(lines) > 0
+    assert scale.parse_files([out])["rows"] == len(lines)
+    with out.open("ab") as fh:
+        fh.write(b"not json\n[1, 2]\n")
+    assert scale.parse_files([out])["rows"] == len(lines)
+    datasets = [folder / f"{name}.jsonl" for name in domains.get("retry").spec.datasets]
+    assert scale.parse_floor("retry", folder)["rows"] == scale.parse_files(datasets)["rows"]
