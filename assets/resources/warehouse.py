@@ -247,14 +247,19 @@ class WarehouseResource(ConfigurableResource):
 
     def read_partition(self, table: str, partition_key: str, json_columns: tuple[str, ...] = ()) -> pd.DataFrame:
         with self.engine.connect() as conn:
-            if not sa.inspect(conn).has_table(table):
+            inspector = sa.inspect(conn)
+            if not inspector.has_table(table):
                 raise LookupError(f"warehouse table {table} does not exist yet; materialise its upstream assets first")
             frame = pd.read_sql_query(
                 sa.text(f'SELECT * FROM "{table}" WHERE {PARTITION_COLUMN} = :p'), conn, params={"p": partition_key}
             )
+            # PostgreSQL's drivers hand a jsonb value back already read (a text value is then a
+            # text, not JSON to read again); a column stored as text holds each value's JSON.
+            stored_as_text = {c["name"] for c in inspector.get_columns(table) if not isinstance(c["type"], sa.JSON)} \
+                if any(c in frame.columns for c in json_columns) else set()
         frame = frame.drop(columns=[PARTITION_COLUMN, *[c for c in frame.columns if c.endswith(UTC_SUFFIX)]])
         for col in json_columns:
-            if col in frame.columns:
+            if col in stored_as_text:
                 frame[col] = frame[col].map(lambda v: parse_json(v) if isinstance(v, str) else v)
         return frame
 
