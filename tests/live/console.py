@@ -99,12 +99,10 @@ def worker_service(tmp_path: Path, name: str, clock, **settings):
     from orchestration.web.config import WebConfig
     from orchestration.web.live.service import LiveService
 
-    from orchestration.web.live.delivery import DeliveryLog
-
     service = LiveService(WebConfig(**{"tags": "gold", "warehouse_url": f"sqlite:///{tmp_path / name}", **settings}), clock=clock)
     service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
     service._recover()
-    service.delivery = DeliveryLog(1)
+    service.publisher.begin(1)
     return service
 
 
@@ -112,7 +110,7 @@ def feed(service, texts: list[str]):
     """The worker's step for lines that arrived as one frame of one connection: landed and absorbed
     (no event loop); what absorbing made (`service.Absorbed`)."""
     from orchestration.web.live.frames import screened
-    from orchestration.web.live.service import Origin
+    from orchestration.web.live.intake import Origin
 
     _, failed, absorbed = service._ingest([(Origin(), 1, [screened(t) for t in texts])])
     assert not failed

@@ -133,12 +133,12 @@ def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before
     def line(sent: str) -> str:
         return json.dumps({"msg_id": "M-1", "character_id": "CH-0007", "viewer_id": "VW-1", "sent_at": sent, "body": "x"})
 
-    service.deadlines = {("CH-0007", due): due + step + service.grace, ("CH-0008", due): due + 2 * step}
+    service.due.deadlines = {("CH-0007", due): due + step + service.grace, ("CH-0008", due): due + 2 * step}
     now = due + step + service.grace
     later = [(None, 1, lines(line("2026-11-01T09:00:31"), "not json"))]  # naive Seoul time: the next window
-    assert not service._holds_due(later, now)
-    assert service._holds_due(later + [(None, 2, lines(line("2026-11-01T09:00:29")))], now)
-    assert not service._holds_due([(None, 3, lines(line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")))], now)
+    assert not service.due.holds_due(later, now)
+    assert service.due.holds_due(later + [(None, 2, lines(line("2026-11-01T09:00:29")))], now)
+    assert not service.due.holds_due([(None, 3, lines(line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")))], now)
     service.pool.shutdown()
 
 
@@ -171,21 +171,21 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
         service = worker_service(tmp_path, f"{name}.sqlite", lambda: now[0])
         feed(service, lines)
         now[0] = start + step + 50_000_000  # past the end and the settle, inside the 200 ms grace
-        service._rank_early([key])
-        assert key in service.early
+        service.finishing.rank_early([key])
+        assert key in service.finishing.early
         if late:
             feed(service, late)
         now[0] = start + step + service.grace
         calls.clear()
-        early_seq = service.early[key][1]["push"]
+        early_seq = service.finishing.early[key][1]["push"]
         assert records.last_push_seq(service.engine) == early_seq, "stored in the grace"
-        assert service.stored_push < early_seq, "not pushed yet: a late frame judged now would come before it"
-        frames[name] = json.loads(records.window_json(service._finish([key])[0]))
+        assert service.finishing.stored_push < early_seq, "not pushed yet: a late frame judged now would come before it"
+        frames[name] = json.loads(records.window_json(service.finishing.finish([key])[0]))
         assert calls == ([[key]] if late else [])  # ranked again only for the straggler
-        assert key not in service.early
+        assert key not in service.finishing.early
         assert frames[name]["push"] == records.last_push_seq(service.engine) >= early_seq  # the newest push
         assert late or frames[name]["push"] == early_seq
-        assert service.stored_push == frames[name]["push"]
+        assert service.finishing.stored_push == frames[name]["push"]
         # what is stored is the window as pushed, once: the early result was replaced, not added to
         with service.engine.connect() as conn:
             for table, n in ((store.verdicts, len(lines) + len(late)), (store.windows, 1), (store.pushes, 1), (store.audit, 1)):
@@ -202,7 +202,7 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     fresh = worker_service(tmp_path, "fresh.sqlite", lambda: now[0])
     feed(fresh, lines + [straggler])
     now[0] = start + step + fresh.grace
-    assert json.loads(records.window_json(fresh._finish([key])[0]))["verdicts"] == frames["straggler"]["verdicts"]
+    assert json.loads(records.window_json(fresh.finishing.finish([key])[0]))["verdicts"] == frames["straggler"]["verdicts"]
     fresh.pool.shutdown()
 
 
@@ -220,14 +220,14 @@ def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing
     first = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     feed(first, [line(i, i) for i in range(1, 6)])
     now[0] = start + step + 50_000_000
-    first._rank_early([key])
-    stored = json.loads(records.window_json(first.early[key][1]))
+    first.finishing.rank_early([key])
+    stored = json.loads(records.window_json(first.finishing.early[key][1]))
     feed(first, [line(9, 29)])  # acknowledged (landed), then the process dies
     first.pool.shutdown()
 
     now[0] = start + step + 10**9
     second = worker_service(tmp_path, "w.sqlite", lambda: now[0])
-    assert key in second.finished and key not in second.open
+    assert key in second.buffer.finished and key not in second.buffer.open
     todo = second._undelivered()
     assert [(kind, ref) for _, kind, ref, _ in todo][0] == ("window", str(stored["push"])), "never sent: sent when it restarts"
     frames = [f for f, _, _, _ in todo]
@@ -256,16 +256,16 @@ def test_a_copy_of_a_line_judged_long_ago_is_a_duplicate_though_only_open_window
     now = [start + 10 * 10**9]
     service = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     feed(service, [line(1, 1), line(2, 2)])
-    assert set(service.seen) == {"M-1", "M-2"}
+    assert set(service.buffer.seen) == {"M-1", "M-2"}
     now[0] = start + step + service.grace
-    service._finish([("CH-0007", start)])
-    assert not service.seen, "a finished window's ids are looked up in the store"
+    service.finishing.finish([("CH-0007", start)])
+    assert not service.buffer.seen, "a finished window's ids are looked up in the store"
     now[0] = start + 2 * step + 5 * 10**9
     absorbed = feed(service, [line(3, 3, minute=1), line(1, 35), line(4, 20)])  # a copy of M-1; M-4 is late
     assert [(q["msg_id"], q["reason_code"], q["reason"]) for q in absorbed.quarantined] == [
         ("M-1", "duplicate_id", "msg_id 'M-1' repeats the row on line 1")]
     assert [r["msg_id"] for f in absorbed.late for r in f["verdicts"]] == ["M-4"]
-    assert set(service.seen) == {"M-3"}, "the late line is looked up in the store"
+    assert set(service.buffer.seen) == {"M-3"}, "the late line is looked up in the store"
     again = feed(service, [line(4, 40), line(3, 41, minute=1)])
     assert sorted((q["msg_id"], q["reason"]) for q in again.quarantined) == [
         ("M-3", "msg_id 'M-3' repeats the row on line 3"), ("M-4", "msg_id 'M-4' repeats the row on line 5")]
@@ -325,7 +325,7 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
     """A connection sends in time order: its line of a later window means its lines of this one are
     in. Until each sender has passed the window (or closed with every frame absorbed), a line of
     it may still be on its way, and finishing it early would only mean finishing it twice."""
-    from orchestration.web.live.service import Origin
+    from orchestration.web.live.intake import Origin
 
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
@@ -342,33 +342,33 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
 
     async def go():
         a, b, quiet = Origin(), Origin(), Origin()
-        assert service._complete(key), "a window no connection sent to (recovered at start) is complete"
+        assert service.due.complete(key), "a window no connection sent to (recovered at start) is complete"
         await send(a, line(1, 5))
         await send(b, line(2, 6))
         await send(quiet, line(3, 7, "CH-0008"))
-        assert service.senders[key] == {a, b}
-        assert not service._complete(key)
+        assert service.due.senders[key] == {a, b}
+        assert not service.due.complete(key)
         await send(a, line(4, 31), line(5, 8, "CH-0011"))  # a is in the next window
         assert a.passed == {"CH-0007": start + step, "CH-0011": start}
-        assert not service._complete(key), "b may still be sending"
+        assert not service.due.complete(key), "b may still be sending"
         await send(b, line(6, 35, "CH-0008"))
-        assert not service._complete(key), "another character's next window does not pass this one"
+        assert not service.due.complete(key), "another character's next window does not pass this one"
         b.received += 1  # a frame of b's is on its way to the worker
         b.closed = True
-        assert not service._complete(key), "closed, but a frame is not absorbed yet"
+        assert not service.due.complete(key), "closed, but a frame is not absorbed yet"
         await service._ingest_items([(b, b.received, lines(line(7, 9)))])
-        assert service._complete(key)
-        assert not service._complete(("CH-0008", start)), "quiet sent to CH-0008's window and has not passed it"
-        assert not service._complete(("CH-0011", start)), "a sent to it and has not passed it"
+        assert service.due.complete(key)
+        assert not service.due.complete(("CH-0008", start)), "quiet sent to CH-0008's window and has not passed it"
+        assert not service.due.complete(("CH-0011", start)), "a sent to it and has not passed it"
         a.closed = True
-        assert service._complete(("CH-0011", start)), "closed with every frame absorbed"
+        assert service.due.complete(("CH-0011", start)), "closed with every frame absorbed"
         c = Origin()
         await send(c, line(8, 10, "CH-0015"))
-        assert not service._complete(("CH-0015", start))
+        assert not service.due.complete(("CH-0015", start))
         arrived = [(c, 2, lines(line(9, 11, "CH-0015"))), (c, 3, lines(line(10, 12, "CH-0008"), line(11, 33, "CH-0015")))]
-        assert not service._complete(("CH-0015", start), arrived[:1]), "its frame not absorbed yet holds this window only"
-        assert service._complete(("CH-0015", start), arrived), "a frame of it that arrived holds the next window"
-        assert not service._complete(("CH-0015", start), [(a, 9, lines(line(12, 40, "CH-0015")))]), "another connection's"
+        assert not service.due.complete(("CH-0015", start), arrived[:1]), "its frame not absorbed yet holds this window only"
+        assert service.due.complete(("CH-0015", start), arrived), "a frame of it that arrived holds the next window"
+        assert not service.due.complete(("CH-0015", start), [(a, 9, lines(line(12, 40, "CH-0015")))]), "another connection's"
 
     asyncio.run(go())
     service.pool.shutdown()
@@ -378,7 +378,8 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
     """A sender that has not passed a window holds up its early finish only while finishing it could
     not be done by its due time (at the cost measured on earlier windows): past the middle of the
     grace, a cheap window is finished early anyway; a large one waits for its senders."""
-    from orchestration.web.live.service import SETTLE_S, Origin
+    from orchestration.web.live.intake import Origin
+    from orchestration.web.live.policy import SETTLE_S
 
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
@@ -392,29 +393,29 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
         for origin, i in ((a, 1), (b, 2), (a, 3)):
             origin.received += 1
             await service._ingest_items([(origin, origin.received, lines(line(i, i)))])
-            service.deadlines[key] = start + step + service.grace
+            service.due.deadlines[key] = start + step + service.grace
         a.received += 1
         await service._ingest_items([(a, a.received, lines(line(4, 31)))])  # a passed it; b has not
-        assert not service._complete(key)
+        assert not service.due.complete(key)
         end = start + step
-        assert service._ripe(end) == [], "not before its end and settle"
-        assert service._ripe(end + int(SETTLE_S * 1e9)) == [], "b may still be sending"
-        assert service._midway(key) == end + service.grace // 2
-        assert service._cheap([key]), "three lines at the default cost"
-        assert service._ripe(service._midway(key)) == [key]
-        service.finish_ns_per_line = service.grace  # as if each line took the whole grace to finish
-        assert not service._cheap([key])
-        assert service._ripe(service._midway(key)) == [], "too costly: it waits for its senders or its due time"
+        assert service.due.ripe(end) == [], "not before its end and settle"
+        assert service.due.ripe(end + int(SETTLE_S * 1e9)) == [], "b may still be sending"
+        assert service.due.midway(key) == end + service.grace // 2
+        assert service.due.cheap([key]), "three lines at the default cost"
+        assert service.due.ripe(service.due.midway(key)) == [key]
+        service.finishing.ns_per_line = service.grace  # as if each line took the whole grace to finish
+        assert not service.due.cheap([key])
+        assert service.due.ripe(service.due.midway(key)) == [], "too costly: it waits for its senders or its due time"
         b.closed = True
-        assert service._ripe(end + int(SETTLE_S * 1e9)) == [key], "complete: finished early at once"
-        service.finish_ns_per_line = 1.0
-        ticks = iter(range(service._midway(key), end + step, 1_000_000))  # a millisecond per reading
-        service.clock = lambda: next(ticks)
-        service.ranked_early.add(key)
-        service._rank_early([key])
-        assert key in service.early
-        assert service.finish_ns_per_line > 0.7 * 1.0, "the time this finish took was measured into the cost"
-        assert service._ripe(service._midway(key)) == [], "finished already"
+        assert service.due.ripe(end + int(SETTLE_S * 1e9)) == [key], "complete: finished early at once"
+        service.finishing.ns_per_line = 1.0
+        ticks = iter(range(service.due.midway(key), end + step, 1_000_000))  # a millisecond per reading
+        service.finishing.clock = lambda: next(ticks)
+        service.due.ranked_early.add(key)
+        service.finishing.rank_early([key])
+        assert key in service.finishing.early
+        assert service.finishing.ns_per_line > 0.7 * 1.0, "the time this finish took was measured into the cost"
+        assert service.due.ripe(service.due.midway(key)) == [], "finished already"
 
     asyncio.run(go())
     service.pool.shutdown()
@@ -424,17 +425,17 @@ def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out
     """The admin pages' warm-up shares the interpreter with the live worker: it is told to wait
     from QUIET_MARGIN_S before a window's end until that window is finished."""
     from orchestration.web.admin import _warm
-    from orchestration.web.live.service import QUIET_MARGIN_S
+    from orchestration.web.live.policy import QUIET_MARGIN_S
 
     now = [1_793_491_200 * 10**9]
     service = worker_service(tmp_path, "quiet.sqlite", lambda: now[0])
     margin = int(QUIET_MARGIN_S * 1e9)
     assert service.quiet(), "no window open"
-    service.next_end = now[0] + margin + 10**9
+    service.due.next_end = now[0] + margin + 10**9
     assert service.quiet()
     now[0] += 2 * 10**9  # within the margin
     assert not service.quiet()
-    now[0] = service.next_end + 500_000_000  # ended, not out yet (the drive loop has not moved on)
+    now[0] = service.due.next_end + 500_000_000  # ended, not out yet (the drive loop has not moved on)
     assert not service.quiet()
     service.pool.shutdown()
 
@@ -485,18 +486,18 @@ def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line
         feed(service, [line(i, i) for i in range(1, 6)])
         now[0] = start + step + service.grace  # due while the worker finishes it
         if cleared_first:
-            service._clear({key})
-            assert service.counts["windows"] == 0, "nothing stored yet: nothing pushed"
-        service._rank_early([key])
-        assert service.counts["windows"] == int(cleared_first), "pushed as soon as stored, once cleared"
+            service.finishing.clear({key})
+            assert service.publisher.windows == 0, "nothing stored yet: nothing pushed"
+        service.finishing.rank_early([key])
+        assert service.publisher.windows == int(cleared_first), "pushed as soon as stored, once cleared"
         if not cleared_first:
-            service._clear({key})
-        assert service.counts["windows"] == 1 and key in service.out_early
-        seq = service.early[key][1]["push"]
-        assert service.stored_push == seq
+            service.finishing.clear({key})
+        assert service.publisher.windows == 1 and key in service.finishing.out_early
+        seq = service.finishing.early[key][1]["push"]
+        assert service.finishing.stored_push == seq
         feed(service, [line(9, 29)])  # sent inside the window, absorbed after it went out
-        assert service._finish([key]) == [], "not pushed again, nor finished again"
-        assert service.counts["windows"] == 1 and key not in service.out_early and key in service.finished
+        assert service.finishing.finish([key]) == [], "not pushed again, nor finished again"
+        assert service.publisher.windows == 1 and key not in service.finishing.out_early and key in service.buffer.finished
         with service.engine.connect() as conn:
             assert sorted(conn.execute(sa.select(store.verdicts.c.msg_id)).scalars()) == [f"M-{i}" for i in range(1, 6)]
             assert conn.execute(sa.select(store.late.c.msg_id)).scalars().all() == ["M-9"]
@@ -530,8 +531,8 @@ def test_a_waiting_lines_evidence_is_checked_as_it_arrives_and_what_its_place_ad
     monkeypatch.setattr(engine, "ranked", ranked)
     service = worker_service(tmp_path, "evidence.sqlite", lambda: 2_000_000_000 * 10**9, late_horizon_s=SAMPLE_HORIZON)
     feed(service, sample_lines())
-    key = next(k for k, w in service.open.items() if wrong["base"] in {m["msg_id"] for m in w.waiting})
-    window = service.open[key]
+    key = next(k for k, w in service.buffer.open.items() if wrong["base"] in {m["msg_id"] for m in w.waiting})
+    window = service.buffer.open[key]
     fin = __import__("orchestration.web.live.windows", fromlist=["finish"]).finish([window], service.rules)[0]
     second = next(r["msg_id"] for r in fin.rows if r["rank_in_window"] == 2)
     c07 = next(c for c in fin.checks if c.id == "7.evidence_values")

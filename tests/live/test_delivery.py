@@ -58,9 +58,10 @@ def test_every_window_reaches_every_console_once_whatever_order_the_windows_fini
     a window ranked later is still being finished when all are due, and goes out the moment it is
     stored — before windows stored earlier. Numbered as they go out, none is skipped: a steady console
     and one that drops and resumes each get every window once, numbers 1, 2, 3, … with no gap."""
-    from orchestration.web.live import service as module
+    from orchestration.web.live.due import Due
+    from orchestration.web.live.finishing import Finishing
 
-    real_ripe, real_rank = module.LiveService._ripe, module.LiveService._rank_early
+    real_ripe, real_rank = Due.ripe, Finishing.rank_early
     held_back: dict[int, list] = {}
 
     def ripe(self, now, pending=()):
@@ -83,8 +84,8 @@ def test_every_window_reaches_every_console_once_whatever_order_the_windows_fini
             time.sleep(0.35)  # still finishing when the windows are due (200 ms of grace)
         return real_rank(self, keys)
 
-    monkeypatch.setattr(module.LiveService, "_ripe", ripe)
-    monkeypatch.setattr(module.LiveService, "_rank_early", rank_early)
+    monkeypatch.setattr(Due, "ripe", ripe)
+    monkeypatch.setattr(Finishing, "rank_early", rank_early)
     server = InProcess(tmp_path, window_seconds=WINDOW_S).start()
     try:
         async def broadcast():

@@ -174,7 +174,8 @@ def test_windows_far_from_the_clock_and_characters_without_a_sheet_open_nothing(
                 frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
                 if frame["type"] == "quarantine":
                     return told, frame
-                assert frame["type"] in ("chat", "tick"), frame
+                # windows of the lines earlier tests sent may still come; none of these lines is in one
+                assert not {r["msg_id"] for r in frame.get("verdicts", [])} & {"FAR-1", "FAR-2", "WHO-1", "WHO-2", "WHO-3"}
 
     told, panel = asyncio.run(watch())
     assert told["ack"] == 1

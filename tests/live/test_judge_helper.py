@@ -41,9 +41,9 @@ def _lines() -> list[str]:
 def _service(tmp_path, name: str, helper: bool):
     service = worker_service(tmp_path, name, lambda: START + 10 * STEP, late_horizon_s=SAMPLE_HORIZON)
     if helper:
-        service._start_helper()
+        service.judging.start_helper()
         deadline = time.time() + 120
-        while not service.helper.ready():
+        while not service.judging.helper.ready():
             assert time.time() < deadline, "the judging helper did not start"
             time.sleep(0.05)
     return service
@@ -56,7 +56,7 @@ def _ingest(service, lines: list[str]) -> None:
 
 def _judged(service) -> dict:
     """Every window finished now: its frame as pushed (but its place in push order) and its audit row."""
-    frames = service._finish(sorted(service.open))
+    frames = service.finishing.finish(sorted(service.buffer.open))
     out = {}
     with service.engine.connect() as conn:
         audit = {(r.character_id, int(r.window_ns)): {k: v for k, v in r._mapping.items() if k not in ("latency_ms",)}
@@ -80,16 +80,16 @@ def judged_here(tmp_path_factory):
 
 def test_windows_judged_by_the_helper_are_those_the_service_judges(tmp_path, judged_here):
     service = _service(tmp_path, "helper.sqlite", helper=True)
-    assert service.helper_state() == "ready"
+    assert service.judging.state() == "ready"
     _ingest(service, _lines())
-    shared = [k for k in service.open if k[1] == START]
-    assert len(shared) == 4 and sum(k in service.remote for k in shared) == 3, "the helper judges three in four of the windows ending together"
+    shared = [k for k in service.buffer.open if k[1] == START]
+    assert len(shared) == 4 and sum(k in service.judging.remote for k in shared) == 3, "the helper judges three in four of the windows ending together"
     got = _judged(service)
-    assert not service.remote and service.helper is not None, "the helper kept working and dropped what was pushed"
+    assert not service.judging.remote and service.judging.helper is not None, "the helper kept working and dropped what was pushed"
     assert got == judged_here
     assert any(len(frame["verdicts"]) > 50 for frame, _ in got.values())
-    service.helper.stop()
-    assert service.helper.proc.returncode is not None
+    service.judging.helper.stop()
+    assert service.judging.helper.proc.returncode is not None
     service.pool.shutdown()
 
 
@@ -97,14 +97,14 @@ def test_a_helper_that_dies_hands_its_windows_back_whole(tmp_path, judged_here):
     service = _service(tmp_path, "dies.sqlite", helper=True)
     lines = _lines()
     _ingest(service, lines[: len(lines) // 2])
-    held = set(service.remote)
+    held = set(service.judging.remote)
     assert held
-    service.helper.proc.kill()
-    service.helper.proc.wait()
-    assert service.helper_state() == "failed", "found dead: its windows are rebuilt here"
+    service.judging.helper.proc.kill()
+    service.judging.helper.proc.wait()
+    assert service.judging.state() == "failed", "found dead: its windows are rebuilt here"
     _ingest(service, lines[len(lines) // 2:])
     got = _judged(service)
-    assert service.helper is None and not service.remote
+    assert service.judging.helper is None and not service.judging.remote
     assert got == judged_here
 
 
@@ -113,10 +113,10 @@ def test_a_helper_that_fails_on_a_batch_hands_its_windows_back_when_they_finish(
     them itself, from their lines in the landing table."""
     service = _service(tmp_path, "fails.sqlite", helper=True)
     _ingest(service, _lines())
-    key = next(k for k in service.open if k in service.remote)
-    service.helper.add({key: pd.DataFrame({"msg_id": ["MSG-NOT-A-LINE"]})}, service.open[key].refs)
+    key = next(k for k in service.buffer.open if k in service.judging.remote)
+    service.judging.helper.add({key: pd.DataFrame({"msg_id": ["MSG-NOT-A-LINE"]})}, service.buffer.open[key].refs)
     got = _judged(service)
-    assert service.helper is None and not service.remote
+    assert service.judging.helper is None and not service.judging.remote
     assert got == judged_here
 
 
@@ -125,9 +125,9 @@ def test_a_helper_lost_between_two_windows_hands_back_only_those_it_had_not_answ
     for stand and the others are rebuilt and finished here."""
     service = _service(tmp_path, "between.sqlite", helper=True)
     _ingest(service, _lines())
-    assert sum(k in service.remote for k in service.open if k[1] == START) == 3
+    assert sum(k in service.judging.remote for k in service.buffer.open if k[1] == START) == 3
     calls = []
-    real = service.helper.answer
+    real = service.judging.helper.answer
 
     def answer():
         calls.append(1)
@@ -135,9 +135,9 @@ def test_a_helper_lost_between_two_windows_hands_back_only_those_it_had_not_answ
             raise JudgeHelperError("lost between two windows")
         return real()
 
-    service.helper.answer = answer
+    service.judging.helper.answer = answer
     got = _judged(service)
-    assert len(calls) >= 2 and service.helper is None and not service.remote
+    assert len(calls) >= 2 and service.judging.helper is None and not service.judging.remote
     assert got == judged_here
 
 
@@ -149,13 +149,13 @@ def test_a_store_that_fails_is_not_taken_for_the_helper_failing(tmp_path, monkey
     real = records.store_window
 
     def store_window(engine, key, *args):
-        if key in service.remote:
+        if key in service.judging.remote:
             raise RuntimeError("the warehouse is gone")
         return real(engine, key, *args)
 
     monkeypatch.setattr(records, "store_window", store_window)
     with pytest.raises(RuntimeError, match="the warehouse is gone"):
-        service._finish(sorted(service.open))
-    assert service.helper is not None and service.helper_state() == "ready"
-    service.helper.stop()
+        service.finishing.finish(sorted(service.buffer.open))
+    assert service.judging.helper is not None and service.judging.state() == "ready"
+    service.judging.helper.stop()
     service.pool.shutdown()

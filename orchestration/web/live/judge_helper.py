@@ -2,13 +2,13 @@
 
 The service's worker judges one window at a time (the interpreter lock lets one thread compute),
 and at 400 lines/s four characters' windows of 3,000 lines end at the same instant. The service
-hands three in four of the windows that end together (`service.HELPER_SHARE`) to this helper: it
+hands three in four of the windows that end together (`policy.HELPER_SHARE`) to this helper: it
 holds them as the service would (`windows.Window`), runs the same `add_lines` on their lines as
 they arrive and the same `finish` when the service finishes them, one window at a time, and sends
 back each window's `ready.Ready` (only what storing needs) as soon as it is made: the service
 stores it while the helper finishes the next. The service stores and pushes every window itself,
 so the store and the push order keep one writer; and should the helper fail, the service rebuilds
-the helper's windows from the landing table and judges them itself (`LiveService._lose_helper`).
+the helper's windows from the landing table and judges them itself (`judging.Judging.lose_helper`).
 
 Messages (pickled, in order; only `finish` is answered, once per window):
   ("refs", version, References)    the sheets and viewer state windows of `version` are judged on
@@ -29,6 +29,7 @@ import traceback
 import pandas as pd
 
 from assets.common.helper_process import HelperProcess, serve_socket
+from orchestration.web.live.policy import HELPER_ANSWER_WAIT_S, HELPER_TIDY_AFTER_S
 from orchestration.web.live.ready import Ready, finish_ready
 from orchestration.web.live.windows import Key, References, Window, add_lines
 from rules.common.collector import cycle_collection_paused
@@ -38,11 +39,6 @@ from rules.live_pick.tags import canonical, tag_source
 
 log = logging.getLogger("verdicts.live")
 READY = "ready"
-ANSWER_WAIT_S = 20.0
-"""The longest the service waits for the helper's windows; past this the helper is taken as failed."""
-TIDY_AFTER_S = 2.0
-"""After answering, the helper waits this long before its cycle collection: while the service
-stores and pushes the windows, the other core is better left to it and to the consoles."""
 
 
 class JudgeHelperError(RuntimeError):
@@ -87,8 +83,8 @@ class JudgeHelper(HelperProcess):
 
     def answer(self) -> Ready:
         """The next window asked for, finished."""
-        if not self.conn.poll(ANSWER_WAIT_S):
-            raise JudgeHelperError(f"no answer in {ANSWER_WAIT_S:.0f} s")
+        if not self.conn.poll(HELPER_ANSWER_WAIT_S):
+            raise JudgeHelperError(f"no answer in {HELPER_ANSWER_WAIT_S:.0f} s")
         status, value = self.conn.recv()
         if status != "ok":
             raise JudgeHelperError(value)
@@ -144,7 +140,7 @@ def _serve(conn, rules_path: str, tags: str, summaries: str) -> None:
                         conn.send(("error", traceback.format_exc()))
                         break
                     conn.send(answer)
-            tidy_at = time.monotonic() + TIDY_AFTER_S
+            tidy_at = time.monotonic() + HELPER_TIDY_AFTER_S
         elif kind == "close":
             _, keys, versions = message
             for key in keys:

@@ -91,11 +91,6 @@ def status(config):
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        service = request.app.state.live
-        tally = await service.tally()
-        return JSONResponse({**tally["total"], "windows": service.counts["windows"], "characters": tally["characters"],
-                             "broadcasts": tally["broadcasts"], "since_start": service.counts,
-                             "open_windows": len(service.deadlines), "epoch": service.delivery.epoch, "seq": service.delivery.seq,
-                             "judge_helper": await service.run(service.helper_state)})
+        return JSONResponse(await request.app.state.live.status())
 
     return endpoint

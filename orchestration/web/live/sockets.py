@@ -13,7 +13,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from orchestration.web.live.clients import BEHIND
 from orchestration.web.live.frames import lines_of
 from orchestration.web.live.outbox import Outbox
-from orchestration.web.live.service import LiveService, Origin, dumps
+from orchestration.web.live.intake import Origin
+from orchestration.web.live.publishing import dumps
+from orchestration.web.live.service import LiveService
 from orchestration.web.security import origin_ok, token_ok
 
 TOO_BIG = 1009
@@ -123,7 +125,7 @@ async def windows(ws: WebSocket) -> None:
     try:
         await ws.accept()
     except Exception:
-        service.hub.leave(client)
+        service.leave(client)
         raise
     receiver = asyncio.create_task(_resume_requests(ws, client))
     try:
@@ -156,7 +158,7 @@ async def windows(ws: WebSocket) -> None:
         pass
     finally:
         receiver.cancel()
-        service.hub.leave(client)
+        service.leave(client)
 
 
 def _number(value) -> int | None:
@@ -175,7 +177,7 @@ async def _send_history(ws: WebSocket, service: LiveService, client, asked: dict
     epoch = _number(asked.get("epoch"))
     after = asked.get("after") if isinstance(asked.get("after"), str) else None
     frames, told = await service.history(through, after_seq, epoch, after)
-    mine = service.delivery.epoch
+    mine = service.epoch
     if "too_old" in told:
         await ws.send_text(dumps({"type": "too_old", "epoch": mine, "through": through, "reason": told["too_old"]}))
     for data in frames:
