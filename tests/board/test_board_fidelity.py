@@ -6,7 +6,8 @@ from __future__ import annotations
 import copy
 
 from evals.board import Board, render_board
-from evals.fidelity import basis_of, next_steps
+from evals.fidelity import basis_of
+from evals.next_steps import next_steps
 from tests.board import sample_board, sample_parts
 
 
