@@ -198,7 +198,8 @@ def diff_views(a: RunView, b: RunView) -> RunDiff:
     for id_ in sorted(a.items.keys() | b.items.keys()):
         va, ga, _ = a.items.get(id_, (None, None, ""))
         vb, gb, sb = b.items.get(id_, (None, None, ""))
-        summary = sb or a.items.get(id_, ("", None, ""))[2]
+        before_summary = a.items.get(id_, ("", None, ""))[2]
+        summary = sb or (f"(기준 실행의 요약) {before_summary}" if before_summary else "")
         out.items.append(ItemDiff(id_, va, vb, ga, gb, classify(va, vb, ga, gb), summary))
     verdicts = list(dict.fromkeys([*a.counts, *b.counts]))
     out.counts = [(v, a.counts.get(v, 0), b.counts.get(v, 0)) for v in verdicts]

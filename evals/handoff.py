@@ -114,6 +114,10 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
                          extra_sections=[s for s in (_header_section(counts, day_rooms), _held_section(held_rows), _review_section(wrong)) if s])
 
 
+UNKNOWN_ROOM = "(대화 모름)"
+"""The id shown for a left-out row whose room is not known."""
+
+
 def held_group(held_rows: pd.DataFrame | None) -> list[dict]:
     """Every row that held a room back (or belongs to no room), with its reason."""
     if held_rows is None or not len(held_rows):
@@ -122,7 +126,7 @@ def held_group(held_rows: pd.DataFrame | None) -> list[dict]:
     for r in held_rows.to_dict("records"):
         r = {k: None if not isinstance(v, (list, dict)) and pd.isna(v) else v for k, v in r.items()}
         where = f"{r['dataset']} {int(r['line'])}행" if r["line"] is not None else r["dataset"]
-        out.append({"id": r["room_id"] or "(대화 모름)", "code": r["reason_code"], "reason": f"{where} · {r['id'] or '—'}: {r['reason']}"})
+        out.append({"id": r["room_id"] or UNKNOWN_ROOM, "code": r["reason_code"], "reason": f"{where} · {r['id'] or '—'}: {r['reason']}"})
     return out
 
 

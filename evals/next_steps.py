@@ -36,15 +36,16 @@ def next_steps(report: Report, has_rows: bool | None = None) -> list[str]:
                    + ". 이 범위의 입력이 들어왔는지, 파티션 날짜와 입력의 시각대가 맞는지부터 봅니다. 기준 판정은 내리지 않았습니다.")
     for c in report.checks:
         if not c.passed:
-            out.append(f"자동 검증 {c.id}({c.title})가 {len(c.failing_ids)}건에서 실패했습니다"
-                       + (f": {_ids(c.failing_ids)}" if c.failing_ids else f": {c.detail}")
-                       + ". 이 행들의 판정과 입력을 고치기 전에는 이 범위의 수치를 믿지 않습니다.")
+            out.append(f"자동 검증 {c.id}({c.title})가 실패했습니다" + (f": {c.detail}" if c.detail else "")
+                       + (f" (걸린 id {len(c.failing_ids)}건: {_ids(c.failing_ids)})" if c.failing_ids else "")
+                       + ". 원인을 고치기 전에는 이 범위의 수치를 믿지 않습니다.")
     for name, r in rec.items():
         if not r["reconciles"]:
             out.append(f"{name}: 원본 {r['raw']}줄 ≠ 정규화 {r['normalised']} + 격리 {r['quarantined']}. 행이 조용히 사라졌는지 먼저 확인합니다.")
     steps = by_step(report.wrong_cases)
     for m in report.metrics:
-        if m.status == NOT_MET and m.ratio is not None:
+        # A census missing its criterion is the failed checks, each named above.
+        if m.status == NOT_MET and m.ratio is not None and not m.census:
             cases = [w for w in report.wrong_cases if m.name in (w.metrics or [w.metric])]
             where = ", ".join(f"{step} {n}건" for step, n in Counter(w.step for w in cases).most_common())
             out.append(f"{m.name} {m.ratio.format()}가 기준({m.criterion})에 못 미칩니다."
@@ -59,7 +60,7 @@ def next_steps(report: Report, has_rows: bool | None = None) -> list[str]:
             continue
         if m.status in (MET, NOT_MET) and 0 < m.ratio.denominator < THIN:
             out.append(f"{m.name}의 분모 {m.ratio.denominator}건은 라벨과 판정이 모두 있는 항목 수입니다. "
-                       f"'{m.status}'를 믿으려면 라벨을 {THIN - m.ratio.denominator}건 이상 더 모읍니다.")
+                       f"기준 판정({m.status})을 믿으려면 라벨을 {THIN - m.ratio.denominator}건 이상 더 모읍니다.")
     for m in report.metrics:
         if m.status == NO_DATA:
             out.append(f"{m.name}의 분모가 0입니다 ({m.definition}). 이 범위에는 그 분모에 드는 항목이 없습니다.")

@@ -58,6 +58,9 @@ load_golden = golden_loader("turn_no", "persona_code")
 diverging_step = step_finder(STEPS, OUTSIDE, V.RULE_ORDER)
 
 
+FLAG_AGREEMENT = "어긋남 여부 일치"
+
+
 def _inconsistent(code: str) -> bool:
     """The yes/no reading of a code: the reply breaks the profile."""
     return code in V.INCONSISTENT
@@ -81,7 +84,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     golden_metrics = [
         agreement_metric("규칙 코드가 기획자 라벨과 같은 턴 / 라벨이 있고 판정한 턴", paired, minimum),
         *flag_metrics(paired, _inconsistent, minimum,
-                      ("어긋남 여부 일치", "어긋남(나이·직업·금지 주제) 여부가 라벨과 같은 턴 / 라벨이 있고 판정한 턴"),
+                      (FLAG_AGREEMENT, "어긋남(나이·직업·금지 주제) 여부가 라벨과 같은 턴 / 라벨이 있고 판정한 턴"),
                       ("라벨의 어긋남을 규칙도 잡았나", "규칙도 어긋남으로 본 턴 / 라벨이 어긋남인 턴"),
                       ("규칙이 잡은 어긋남이 라벨과 맞나", "라벨도 어긋남인 턴 / 규칙이 어긋남으로 본 턴")),
     ] if paired.pairs else []
@@ -93,7 +96,8 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     ]
     return golden_report("persona", scope, paired, checks, quarantine, reconciliation, HONESTY,
                          metrics=metrics, labels=list(V.ORDER[:4]),
-                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "summary", DECIDING),
+                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "summary", DECIDING,
+                                                 also=[(FLAG_AGREEMENT, lambda g, p: _inconsistent(g) != _inconsistent(p))]),
                          verdict_counts=count_labels(codes.values(), V.ORDER), excluded=excluded,
                          extra_sections=extra_sections or [], step_hints=LOOK_AT, judged=len(codes))
 

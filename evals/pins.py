@@ -80,7 +80,7 @@ def short(sha: str | None) -> str:
 
 def golden_text(g: dict | None) -> str:
     if not g:
-        return "골든 라벨 없음"
+        return "없음"
     return f"{g['file'] or '(파일 없이 준 라벨)'} {short(g['sha256'])} · {g['rows']}줄"
 
 

@@ -69,6 +69,9 @@ load_golden = golden_loader("event_id", "verdict")
 diverging_step = step_finder(STEPS, OUTSIDE, V.RULE_ORDER)
 
 
+TRIED_AGREEMENT = "다시 시도 여부 일치"
+
+
 def _tried(verdict: str) -> bool:
     """The yes/no reading of a verdict: any verdict but one_shot means the user tried again."""
     return verdict != V.ONE_SHOT
@@ -125,7 +128,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     golden_metrics = [
         agreement_metric("규칙 판정이 제품 담당자 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트", paired, criteria.verdict_agreement_min),
         *flag_metrics(paired, _tried, criteria.retry_agreement_min,
-                      ("다시 시도 여부 일치", "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트"),
+                      (TRIED_AGREEMENT, "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트"),
                       ("라벨의 다시 시도를 규칙도 잡았나", "규칙도 one_shot이 아닌 이벤트 / 라벨이 one_shot이 아닌 이벤트"),
                       ("규칙이 잡은 다시 시도가 라벨과 맞나", "라벨도 one_shot이 아닌 이벤트 / 규칙이 one_shot이 아니라고 본 이벤트")),
     ] if paired.pairs else []
@@ -142,6 +145,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         sections.insert(0, ("판정별 어긋남", render_mismatches(mismatches)))
     return golden_report("retry", scope, paired, checks, quarantine, reconciliation, HONESTY, RetryReport,
                          metrics=metrics, labels=list(V.ORDER),
-                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "reason", DECIDING),
+                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "reason", DECIDING,
+                                                 also=[(TRIED_AGREEMENT, lambda g, p: _tried(g) != _tried(p))]),
                          verdict_counts=count_labels(labels.values(), V.ORDER), extra_sections=sections,
                          sweep=steps, mismatches=mismatches, step_hints=LOOK_AT)

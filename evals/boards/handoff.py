@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evals.board import Board, BoardSpec, column_items, e, inline_md, md_table_rows, verdict_label
-from evals.handoff import AGGREGATES, is_aggregates
+from evals.handoff import AGGREGATES, UNKNOWN_ROOM, is_aggregates
 from evals.trace import Transcript, TraceSpec, rows_where, shown_rows
 from rules.handoff import verdicts as V
 from rules.handoff.spec import SPEC
@@ -16,7 +16,8 @@ def items(spec: BoardSpec, board: Board) -> str:
     """One column per verdict, then the held rooms as one more column."""
     held: dict[str, list[dict]] = {}
     for x in board.report.excluded:
-        held.setdefault(str(x.get("id")), []).append(x)
+        if x.get("id") != UNKNOWN_ROOM:  # a row of no known room holds no room back; the header lists it
+            held.setdefault(str(x.get("id")), []).append(x)
     rows = "".join(
         f"<details class='held-room' data-id='{e(room)}'><summary>{verdict_label(V.HELD, ())} <code class='id'>{e(room)}</code>"
         f" <span class='sum'>빠진 줄 {len(xs)}개 때문에 이 대화만 판정에서 뺐습니다.</span></summary><div class='body'><ul>"
@@ -31,17 +32,27 @@ def _aggregates(board: Board) -> tuple[str, str] | None:
     return next(((h, b) for h, b in board.report.extra_sections if is_aggregates(h)), None)
 
 
+def _dropped(board: Board) -> str:
+    """Seed 003: the rows left out, and why, on top of the board (their rooms are in the held column)."""
+    rows = board.report.excluded
+    if not rows:
+        return ""
+    items = "".join(f"<li><code>{e(x.get('id'))}</code> <code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in rows)
+    return f"<section class='dropped' aria-label='판정에서 뺀 줄'><h2>판정에서 뺀 줄 {len(rows)}개</h2><ul>{items}</ul></section>"
+
+
 def header(board: Board) -> str:
     found = _aggregates(board)
     if not found:
-        return ""
+        return _dropped(board)
     heading, body = found
     rows = md_table_rows(body)[1:]
     tiles = "".join(
         f"<div class='tile{' sub' if name.startswith('·') else ''}'><span>{inline_md(name)}</span><b>{inline_md(n)}</b></div>"
         for name, n, *_ in rows
     )
-    return f"<section class='aggregates' aria-label='{e(heading)}'><h2>{e(heading)}</h2><div class='tiles'>{tiles}</div></section>"
+    return (f"<section class='aggregates' aria-label='{e(heading)}'><h2>{e(heading)}</h2><div class='tiles'>{tiles}</div></section>"
+            + _dropped(board))
 
 
 # -- the trace: the rows a verdict cites and the conversation around it ----------------------

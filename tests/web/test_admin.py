@@ -198,3 +198,31 @@ def test_the_nightly_report_fills_person_checked_rows_from_stored_decisions(tmp_
     metric = next(m for m in report["metrics"] if m["key"] == "live_pick.1")
     assert (metric["ratio"]["numerator"], metric["ratio"]["denominator"]) == (1, 2)
     assert any(c["id"] == "1.verdict_enum" and "enum" in c["title"] and "확인합니다" in c["title"] for c in report["checks"])
+
+
+def test_a_diff_against_an_upload_on_another_golden_file_says_so_at_the_top(client):
+    """Two runs on different pinned inputs: the admin diff says which at its top; per item it still
+    says regressed / improved against each run's own labels."""
+    import time
+
+    client.get("/admin/retry?token=s3cret")
+    files = []
+    for f in sorted((SEEDS / "retry").glob("*.jsonl")):
+        data = f.read_bytes()
+        if f.name == "golden.jsonl":  # EV-1002 relabelled one_shot: the verdict now matches its label
+            data = data.replace(b'"EV-1002", "verdict": "reworded_retry"', b'"EV-1002", "verdict": "one_shot"')
+        files.append(("files", (f.name, data)))
+    posted = client.post("/admin/retry/upload", files=files, follow_redirects=False)
+    upload = posted.headers["location"].rsplit("/", 1)[-1]
+    for _ in range(600):
+        if client.get(f"/admin/retry/uploads/{upload}/status").json()["state"] == "done":
+            break
+        time.sleep(0.1)
+    page = client.get(f"/admin/retry/diff?a=all&b=up-{upload}").text
+    top = page[:page.index("id='items'")]
+    assert "두 실행의 고정 입력이 다릅니다" in top and "골든 라벨이 다릅니다" in top
+    assert "규칙 설정이 다릅니다" not in top
+    # The verdict did not move, only its label: the item is the same, marked as relabelled where listed.
+    everything = client.get(f"/admin/retry/diff?a=all&b=up-{upload}&view=all").text
+    row = everything[everything.index("EV-1002"):]
+    assert "라벨 바뀜" in row[:row.index("</tr>")] and "data-kind='same'" in everything[:everything.index("EV-1002")].rsplit("<tr", 1)[-1]
