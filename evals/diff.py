@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from statsmodels.stats.proportion import confint_proportions_2indep
 
+from evals.paired import PairedDifference, paired_difference
 from evals.pins import differences
 from evals.report import Report, label, rows_by_id
 from evals.stats import Ratio
@@ -133,6 +134,9 @@ class RunDiff:
     metrics: list[MetricMove] = field(default_factory=list)
     checks: list[tuple[str, str, bool | None, bool | None]] = field(default_factory=list)
     """(check id, title, passed before, passed after); None where the run has no such check."""
+    agreement: PairedDifference | None = None
+    """Verdict agreement after − before over the items labelled alike in both runs: the same items
+    twice, so a paired difference (its discordant pairs are the improved and regressed items)."""
 
     def of(self, kind: str) -> list[ItemDiff]:
         return [i for i in self.items if i.kind == kind]
@@ -180,6 +184,7 @@ class RunDiff:
                          "census": m.census, "difference": m.difference, "newcombe_95": m.interval, "moved": m.moved} for m in self.metrics],
             "counts": [{"verdict": v, "before": a, "after": b} for v, a, b in self.counts],
             "checks": [{"id": c, "title": t, "before": a, "after": b} for c, t, a, b in self.checks],
+            "agreement_paired": self.agreement.to_dict() if self.agreement else None,
         }
 
 
@@ -201,6 +206,9 @@ def diff_views(a: RunView, b: RunView) -> RunDiff:
         before_summary = a.items.get(id_, ("", None, ""))[2]
         summary = sb or (f"(기준 실행의 요약) {before_summary}" if before_summary else "")
         out.items.append(ItemDiff(id_, va, vb, ga, gb, classify(va, vb, ga, gb), summary))
+    same_label = [i for i in out.items if None not in (i.before, i.after, i.gold_before) and i.gold_before == i.gold_after]
+    if same_label:
+        out.agreement = paired_difference([i.before == i.gold_before for i in same_label], [i.after == i.gold_after for i in same_label])
     verdicts = list(dict.fromkeys([*a.counts, *b.counts]))
     out.counts = [(v, a.counts.get(v, 0), b.counts.get(v, 0)) for v in verdicts]
     for name in dict.fromkeys([*a.metrics, *b.metrics]):

@@ -41,12 +41,13 @@ def render_diff(d: RunDiff, title: str = "", only_different: bool = True) -> str
     else:
         out += ["달라진 항목이 없습니다."]
     out.append("")
+    out += agreement_lines(d)
     moved = [m for m in d.metrics if m.moved]
     out += ["## 지표의 움직임", ""]
     if moved:
         rows = [[m.name, m.before.format() if m.before else "—", m.after.format() if m.after else "—", pct(m.difference),
                  "표본 아님 (전수)" if m.census else (f"[{pct(m.interval[0])}, {pct(m.interval[1])}]" if m.interval else "—")] for m in moved]
-        out += [md_table(["지표", "이전", "이후", "차이", "차이의 95% Newcombe 구간"], rows)]
+        out += [md_table(["지표", "이전", "이후", "차이", "차이의 95% Newcombe 구간 (독립 표본)"], rows)]
     else:
         out += ["움직인 지표가 없습니다."]
     out.append("")
@@ -56,3 +57,14 @@ def render_diff(d: RunDiff, title: str = "", only_different: bool = True) -> str
     checks = [[f"{c} {t}", word[a], word[b]] for c, t, a, b in d.checks if a != b]
     out += ["## 결과가 바뀐 자동 검증", "", md_table(["검증", "이전", "이후"], checks) if checks else "같습니다.", ""]
     return "\n".join(out)
+
+
+def agreement_lines(d: RunDiff) -> list[str]:
+    """The agreement's change over the same labelled items, as the paired difference it is."""
+    a = d.agreement
+    if a is None:
+        return []
+    return ["## 판정 일치의 변화 (같은 라벨 항목을 짝지어)", "",
+            f"짝 {a.pairs}건: 판정 일치 {a.both + a.only_a} → {a.both + a.only_b} · 퇴보 {a.only_a} · 개선 {a.only_b} · "
+            f"차이 {pct(a.difference)}, 95% 구간 [{pct(a.interval[0])}, {pct(a.interval[1])}]", "",
+            f"구간: {a.method}. 두 실행이 같은 항목을 판정했으므로 독립 표본의 구간(아래 표)보다 이 구간이 맞습니다.", ""]

@@ -255,6 +255,9 @@ def reviewer_lines(report: Report) -> list[tuple[str, list[str]]]:
 
     out = []
     for key, team in report.reviewers.items():
+        if not team["reviewers"]:
+            out.append((key, ["아직 아무도 판단하지 않았습니다."]))
+            continue
         lines = [f"검토자별 진행: " + ", ".join(f"{r} {v['votes']} / {team['sampled']}건" + (f" (메모 {v['notes']})" if v["notes"] else "")
                                             for r, v in sorted(team["reviewers"].items()))]
         pairs = [Pair(**p) for p in team["pairs"]]
@@ -262,3 +265,22 @@ def reviewer_lines(report: Report) -> list[tuple[str, list[str]]]:
                                                       else "두 사람이 함께 판단한 항목이 아직 없습니다"))
         out.append((key, lines))
     return out
+
+
+def queue_markdown(check: ManualCheck, rows: list[dict], id_field: str, verdict_key: str, candidates: int) -> str:
+    """A check's sample as a team's queue: one column per reviewer, each item's majority, then the
+    progress per reviewer and the agreement between reviewers (`rows` carry `item_review`'s fields)."""
+    from evals.markdown import md_table
+
+    reviewers = sorted({r for row in rows for r in row.get("decisions") or {}})
+    votes = {row[id_field]: {r: d for r, d in (row.get("decisions") or {}).items()} for row in rows}
+    team = summarise([row[id_field] for row in rows], votes, load_config().per_item(check.key))
+    table = [[row[id_field], row.get(verdict_key), *[DECISION_WORDS.get((row.get("decisions") or {}).get(r, {}).get("decision"), "—")
+                                                      for r in reviewers],
+              DECISION_WORDS.get(row.get("reviewer_decision"), "판단 전"), row.get("reviewer_note") or ""] for row in rows]
+    out = [f"# {check.key} {check.title}", "",
+           f"후보 {candidates}건 가운데 표본 {len(rows)}건 · 항목마다 검토자 {team.per_item}명 · 다 본 항목 {team.complete} / {len(rows)}", "",
+           md_table([id_field, "규칙 판정", *reviewers, "다수 판단", "메모"], table), ""]
+    out += [f"- 검토자별 진행: " + (", ".join(f"{r} {v['votes']} / {len(rows)}건" for r, v in sorted(team.reviewers.items())) or "아직 없음")]
+    out += ["- 검토자 간 일치 (Cohen's kappa): " + ("; ".join(pair_text(p) for p in team.pairs) or "두 사람이 함께 판단한 항목이 아직 없습니다")]
+    return "\n".join(out) + "\n"

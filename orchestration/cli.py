@@ -400,7 +400,7 @@ def cmd_compare(args) -> int:
 
 def cmd_review(args) -> int:
     """The same samples and decision store as the admin pages' manual checks, for a team of reviewers."""
-    from evals.manual_checks import DECISIONS, check_by_key, checks_of, item_review, sample
+    from evals.manual_checks import DECISIONS, check_by_key, checks_of, item_review, queue_markdown, sample
     from evals.review_team import load_config, pair_text, summarise
     from assets.resources import decisions
     from rules.common.jsonl import write_jsonl
@@ -445,14 +445,12 @@ def cmd_review(args) -> int:
                  "summary": by_id[i].get(spec.summary_field), **item_review(stored.get(i, {}))} for i in ids]
     if args.out:
         if args.out.suffix.lower() == ".md":
-            from evals.markdown import md_table
-
             if args.domain == "persona" and key == "persona.1":
                 from evals.persona import render_review_queue
 
                 text = render_review_queue(queue, candidates, size)
             else:
-                text = f"# {key} {check.title}\n\n" + md_table(list(rows[0]) if rows else ["id"], [list(r.values()) for r in rows])
+                text = queue_markdown(check, rows, spec.id_field, spec.verdict_key, candidates)
             write_text(args.out, text)
         else:
             write_jsonl(args.out, rows)

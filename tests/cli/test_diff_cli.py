@@ -47,9 +47,15 @@ def test_items_are_regressed_improved_or_same_and_the_different_ones_come_regres
     assert "| 퇴보 | MSG-20260908-1401 | 지금 답변할 질문 | 지금 답변할 질문 | 관계 단계에 아직 못 미침 |" in table
     assert "| 개선 | MSG-20260908-2401 | 지금 답변할 질문 | 방금 답한 주제 | 지금 답변할 질문 |" in table
     assert "| 판정 일치 | 57 / 60 (95.0%) | 54 / 60 (90.0%) | -5.0%p |" in md
+    # The same 60 labelled lines twice: the agreement's change is a paired difference, its discordant pairs the items.
+    assert "짝 60건: 판정 일치 57 → 54 · 퇴보 4 · 개선 1 · 차이 -5.0%p, 95% 구간 [" in md and "Newcombe 1998 방법 10" in md
     data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))["live_pick"]
     assert data["tally"]["regressed"] == 4 and data["tally"]["improved"] == 1 and data["tally"]["same"] == 55
     assert [d["kind"] for d in data["different"]] == ["regressed"] * 4 + ["improved"] and data["pins"] == []
+    paired = data["agreement_paired"]
+    assert (paired["pairs"], paired["only_a"], paired["only_b"]) == (60, 4, 1)
+    assert paired["difference_b_minus_a"] == pytest.approx(-3 / 60)
+    assert paired["interval_95"][0] < paired["difference_b_minus_a"] < paired["interval_95"][1]
     assert "regressed 4, improved 1" in err
 
 

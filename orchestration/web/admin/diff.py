@@ -40,6 +40,11 @@ async def diff_page(request: Request) -> Response:
              f"<a href='{e(url(domain, 'runs', b, 'board'))}'>{e(run_b.title)}</a> · "
              f"<a href='{e(url(domain, 'diff', a=b, b=a))}'>방향 바꾸기</a></p>",
              f"<p class='tally' id='tally'>{e(tally_text(d))}</p>"]
+    if d.agreement is not None:
+        a = d.agreement
+        body.append(f"<p id='agreement'>판정 일치 (같은 라벨 항목 {a.pairs}건을 짝지어): {a.both + a.only_a} → {a.both + a.only_b} · "
+                    f"퇴보 {a.only_a} · 개선 {a.only_b} · 차이 {e(pct(a.difference))}, 95% 구간 [{e(pct(a.interval[0]))}, {e(pct(a.interval[1]))}]"
+                    f"<span class='def'> — {e(a.method)}</span></p>")
     items = sorted(d.items, key=lambda i: i.id) if everything else d.different()
     toggle = (f"<a href='{e(url(domain, 'diff', a=a, b=b))}'>다른 것만 보기</a>" if everything
               else f"<a href='{e(url(domain, 'diff', a=a, b=b, view='all'))}'>모든 항목 보기</a>")
@@ -64,7 +69,7 @@ async def diff_page(request: Request) -> Response:
         metric_rows.append(f"<tr class='{'moved' if m.moved else ''}'><td>{e(m.name)}</td><td class='num'>{e(va)}<div class='def'>{e(ia)}</div></td>"
                            f"<td class='num'>{e(vb)}<div class='def'>{e(ib)}</div></td><td class='num'>{e(pct(m.difference))}</td><td class='num'>{e(interval)}</td></tr>")
     body.append("<section id='metrics'><h2>지표의 움직임</h2><div class='wide'><table><thead><tr><th>지표</th><th>기준 (95% Wilson)</th>"
-                "<th>비교 (95% Wilson)</th><th>차이</th><th>차이의 95% Newcombe 구간</th></tr></thead>"
+                "<th>비교 (95% Wilson)</th><th>차이</th><th>차이의 95% Newcombe 구간 (독립 표본)</th></tr></thead>"
                 f"<tbody>{''.join(metric_rows)}</tbody></table></div></section>")
     counts = "".join(f"<tr><td>{label_chip(v, spec.order)}</td><td class='num'>{x}</td><td class='num'>{y}</td><td class='num'>{y - x:+d}</td></tr>"
                      for v, x, y in d.counts)
