@@ -408,7 +408,8 @@ def _text_or_dash(v) -> str:
 
 
 def _appendix(spec: BoardSpec, report: Report) -> str:
-    shown = [(h, b) for h, b in report.extra_sections if not h.startswith(spec.own_sections or ("\0",)) and h != spec.excluded_heading]
+    shown = [(h, b) for h, b in report.extra_sections if not any(h.startswith(own) for own in spec.own_sections)
+             and h != spec.excluded_heading]
     if not shown:
         return ""
     return "".join(f"<section class='appendix'><h2>{e(h)}</h2>{markdown_html(b)}</section>" for h, b in shown)

@@ -62,13 +62,21 @@ class ManualCheck:
 
 def sample(check: ManualCheck, rows: list[dict], tables: dict[str, pd.DataFrame]) -> list[str]:
     """Up to `size` candidate ids, the same ones for the same input; sorted by id for reading."""
+    return sample_of(check, set(check.candidates(rows, tables)))
+
+
+def sample_of(check: ManualCheck, candidates: set[str]) -> list[str]:
     seed = check.seed()
-    ids = sorted(set(check.candidates(rows, tables)), key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
+    ids = sorted(candidates, key=lambda i: hashlib.sha256(f"{seed}:{i}".encode()).hexdigest())
     return sorted(ids[: check.size])
 
 
 def _ids(rows, field: str, keep: Callable[[dict], bool]) -> list[str]:
     return [r[field] for r in rows if isinstance(r.get(field), str) and keep(r)]
+
+
+def _always(row: dict) -> bool:
+    return True
 
 
 # -- persona ---------------------------------------------------------------------------------------
@@ -81,15 +89,22 @@ def _persona_seed() -> int:
 
 
 def _renamed_turns(rows, tables) -> list[str]:
+    import re
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from rules.persona.config import load_config
-    from rules.persona.review import cue_of
 
     phrases = load_config().review.cue_phrases
     turns = tables.get("turns", pd.DataFrame())
-    if turns.empty:
+    if turns.empty or not phrases:
         return []
-    cued = set(turns.loc[turns["user_text"].map(lambda t: cue_of(t, phrases) is not None), "turn_no"])
-    return _ids(rows, "turn_no", lambda r: r["turn_no"] in cued)
+    # The review queue's test (`rules.persona.review.cue_of`: any cue phrase in the text), over the column at once.
+    texts = pa.array(turns["user_text"].map(lambda t: t if isinstance(t, str) else ""), pa.string())
+    hit = pc.match_substring_regex(texts, "|".join(map(re.escape, phrases))).to_numpy(zero_copy_only=False)
+    cued = set(turns["turn_no"].to_numpy()[hit])
+    return [i for i in _ids(rows, "turn_no", _always) if i in cued]
 
 
 def _empty_profile_field(rows, tables) -> list[str]:
@@ -196,7 +211,7 @@ def draw(domain: str, rows: list[dict], tables: dict[str, pd.DataFrame] | None) 
                           "why": f"입력 표({', '.join(c.datasets)}) 없이 만든 리포트라 후보를 고르지 못했습니다"}
             continue
         found = set(c.candidates(rows, tables or {}))
-        ids = sample(c, rows, tables or {})
+        ids = sample_of(c, found)
         out[c.key] = {"ids": ids, "candidates": len(found), "size": c.size,
                       "why": "" if ids else f"이 범위에 후보({c.candidates_are})가 없습니다"}
     return out
@@ -212,11 +227,12 @@ def sample_note(check: ManualCheck, drawn: dict) -> str:
 def attach(report: Report, rows: list[dict], tables: dict[str, pd.DataFrame] | None) -> Report:
     """The run's sample of each manual check its seed defines, and one person-checked row per check."""
     report.manual = draw(report.domain, rows, tables)
-    report.metrics = [m for m in report.metrics if not m.key] + [
-        replace(person_metric(c.name, c.title, sample_note(c, report.manual[c.key]), key=c.key),
-                status=PERSON + (f" · 표본 {len(report.manual[c.key]['ids'])}건, 판단 전" if report.manual[c.key]["ids"] else f" · {NO_SAMPLE}"))
-        for c in checks_of(report.domain)
-    ]
+    rows_of_checks = []
+    for c in checks_of(report.domain):
+        ids = report.manual[c.key]["ids"]
+        status = f"{PERSON} · 표본 {len(ids)}건, 판단 전" if ids else f"{PERSON} · {NO_SAMPLE}"
+        rows_of_checks.append(replace(person_metric(c.name, c.title, sample_note(c, report.manual[c.key]), key=c.key), status=status))
+    report.metrics = [m for m in report.metrics if not m.key] + rows_of_checks
     return report
 
 
