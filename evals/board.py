@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from evals import csp
-from evals.render import script_json
-from evals.report import PERSON, Report, label
+from evals.manual_checks import checks_of, reviewer_lines
+from evals.pins import pins_text
+from evals.render import EMPTY_NOTICE, NO_MANUAL, script_json
+from evals.report import PERSON, Report, by_step, label, values_text
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
@@ -89,7 +91,7 @@ class BoardSpec:
     sections: Callable[[Board], str] = lambda board: ""
     """Domain sections after the items."""
     own_sections: tuple[str, ...] = ()
-    """Report sections (by heading) the domain shows in its own place rather than the appendix."""
+    """Report sections (by heading, or a heading's start) the domain shows in its own place rather than the appendix."""
     gather: Callable[..., dict] = lambda domain, input_dir, judged: {}
     """(Domain, input dir, Judged) → extra `Board` fields, when the page is built from files."""
     evidence_reason: Callable[[dict, list[dict]], list[str]] | None = None
@@ -98,6 +100,8 @@ class BoardSpec:
     """The verdicts in display order (the domain spec's `verdict_order`)."""
     trace: Any = None
     """The domain's `evals.trace.TraceSpec`: which rows a verdict's evidence may cite, and its conversation."""
+    wide: bool = False
+    """The items take the page's whole width (a column board) and the side panel follows below them."""
 
 
 def e(value) -> str:
@@ -184,6 +188,22 @@ def default_items(spec: BoardSpec, board: Board) -> str:
     return "".join(out)
 
 
+def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
+    """The verdict groups side by side, one column per verdict key (seed 003's board), then `extra`
+    (more columns, e.g. the held items). Each column is the same `<details class='group'>` as the
+    stacked layout, so filters and links open it alike."""
+    order = spec.order
+    out = ["<div class='columns'>"]
+    for i, (verdict, members) in enumerate(_grouped(spec, board.rows).items()):
+        out.append(f"<details class='group column' id='g-{i}' data-group-verdict='{e(verdict)}' open>"
+                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
+        out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append("</details>")
+    out.append(extra + "</div>")
+    return "".join(out)
+
+
 def overflow_note(hidden: int) -> str:
     if hidden <= 0:
         return ""
@@ -222,8 +242,10 @@ def _render_board(board: Board, served: Served | None) -> str:
     sample = (f"<p class='sample' role='note'><b>샘플 데이터 (sample data)</b> 아직 올린 파일이 없어 "
               f"<code>seeds/{e(board.domain)}/</code>의 합성 데이터로 만든 화면입니다.</p>") if board.sample else ""
     if not board.rows:  # a day with nothing judged must not read as a day of passes
-        sample += ("<p class='sample empty-run' role='note'><b>이 범위에는 판정한 항목이 없습니다.</b> 자동 검증은 검사할 판정이 없어 "
-                   "통과로 나오고, 격리 수치는 날마다 다시 읽는 기준 데이터의 행입니다.</p>")
+        sample += f"<p class='sample empty-run' role='note'><b>{e(EMPTY_NOTICE)}</b></p>"
+    pins = pins_text(report.pins)
+    if pins:
+        sample += "<p class='scope pins'>고정 입력 " + " · ".join(f"{e(what)} <code>{e(value)}</code>" for what, value in pins) + "</p>"
     title = f"{board.domain} 판정 보드 · {report.scope}"
     data = {
         "domain": board.domain, "scope": report.scope, "sample": board.sample, "counts": group_counts,
@@ -243,7 +265,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
         sample, *[f"<p class='sample' role='alert'><b>데이터 품질 실패</b> {e(w)}</p>" for w in report.warnings],
         spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
-        "<div class='layout'><main>",
+        f"<div class='layout{' wide-items' if spec.wide else ''}'><main>",
         "<div class='tools'><input type='search' id='filter' placeholder='id·요약·근거 값으로 찾기' aria-label='찾기'>"
         "<button type='button' data-toggle='open'>모두 펼치기</button><button type='button' data-toggle='close'>모두 접기</button></div>",
         spec.lead(board),
@@ -287,7 +309,7 @@ def _self_score(report: Report, anchors: Mapping[str, int]) -> str:
                        "출처를 댈 수 없는 숫자는 화면에 두지 않습니다.</p></section>")
     rows = "".join(
         f"<tr><td><b>{e(m.name)}</b><div class='def'>{e(m.definition)}</div></td>"
-        f"<td class='num'>{e(m.ratio.format())}<div class='def'>95% Wilson {e(m.ratio.format_interval())}</div></td>"
+        f"<td class='num'>{e(m.value_text())}<div class='def'>{'' if m.census else '95% Wilson '}{e(m.interval_text())}</div></td>"
         f"<td>{e(m.status)}<div class='def'>{e(m.criterion)}</div></td></tr>"
         for m in report.metrics if m.ratio is not None
     )
@@ -296,10 +318,14 @@ def _self_score(report: Report, anchors: Mapping[str, int]) -> str:
     def case_id(i: str) -> str:
         return f"<a href='#i-{anchors[i]}'><code>{e(i)}</code></a>" if i in anchors else f"<code>{e(i)}</code>"
 
-    wrong = "".join(f"<li>{case_id(w.id)} 정답 {e(w.gold)} → 판정 {e(w.predicted)} · {e(w.step)}</li>" for w in report.wrong_cases)
+    wrong = "".join(
+        f"<h4>{e(step)} <span class='n'>{len(cases)}건</span></h4><ul class='wrong'>"
+        + "".join(f"<li>{case_id(w.id)} 정답 {e(w.gold)} → 판정 {e(w.predicted)}"
+                  + (f"<div class='def'>{e(values_text(w.values))}</div>" if w.values else "") + "</li>" for w in cases)
+        + "</ul>" for step, cases in by_step(report.wrong_cases).items())
     return (head + "<table class='metrics'><thead><tr><th>지표</th><th>값</th><th>상태 · 기준</th></tr></thead>"
             f"<tbody>{rows}</tbody></table><p>Cohen's kappa {'—' if kappa is None else f'{kappa:.3f}'}</p>"
-            f"<h3>틀린 사례 {len(report.wrong_cases)}건</h3>" + (f"<ul class='wrong'>{wrong}</ul>" if wrong else "<p>없습니다.</p>")
+            f"<h3>틀린 사례 {len(report.wrong_cases)}건</h3>" + (wrong or "<p>없습니다.</p>")
             + "</section>")
 
 
@@ -313,9 +339,13 @@ def _notes(board: Board) -> str:
         ok = all(r["reconciles"] for r in rec.values())
         auto.append(("원본 = 정규화 + 격리가 데이터셋마다 맞습니다." if ok else "원본 = 정규화 + 격리가 맞지 않는 데이터셋이 있습니다.")
                     + " " + ", ".join(f"{e(k)} {r['raw']} = {r['normalised']} + {r['quarantined']}" for k, r in rec.items()))
+    team = dict(reviewer_lines(report))
     manual = [f"<b>{e(m.name)}</b> — {e(m.definition)}" + (f" · {e(m.note)}" if m.note else "")
-              + (f" · <b>{e(m.ratio.format())}</b> (95% Wilson {e(m.ratio.format_interval())})" if m.ratio is not None else "")
+              + (f" · <b>{e(m.ratio.format())}</b> (95% Wilson {e(m.interval_text())})" if m.ratio is not None else "")
+              + "".join(f"<div class='def'>{e(x)}</div>" for x in team.get(m.key, []))
               for m in report.metrics if m.status.startswith(PERSON)]
+    if not checks_of(report.domain):
+        manual.append(e(NO_MANUAL))
     if board.review is not None:
         manual.append(f"검토 대기열: 후보 {board.review[1]}건 가운데 {len(board.review[0])}건 (<a href='#review'>아래 표</a>).")
     honesty = [e(h) for h in report.honesty]
@@ -378,7 +408,8 @@ def _text_or_dash(v) -> str:
 
 
 def _appendix(spec: BoardSpec, report: Report) -> str:
-    shown = [(h, b) for h, b in report.extra_sections if h not in spec.own_sections and h != spec.excluded_heading]
+    shown = [(h, b) for h, b in report.extra_sections if not any(h.startswith(own) for own in spec.own_sections)
+             and h != spec.excluded_heading]
     if not shown:
         return ""
     return "".join(f"<section class='appendix'><h2>{e(h)}</h2>{markdown_html(b)}</section>" for h, b in shown)
@@ -437,15 +468,18 @@ def board_spec(domain: str) -> BoardSpec:
     return get(domain).board()
 
 
-def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False) -> str:
+def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False,
+                   golden_path: Path | None = None, decisions: dict | None = None) -> str:
     """The page for a folder of <dataset>.jsonl files, judged and checked as `verdicts judge`/`validate` do.
 
     `domain` is an `evals.domains.Domain`; `golden` the loaded labels (the self-score
-    stays blank without them); `sample` says the folder is the sample data.
+    stays blank without them; `golden_path` pins their file); `sample` says the folder is the
+    sample data; `decisions` the stored manual-check decisions.
     """
     judged = domain.judge_dir(input_dir)
     checks, gated = domain.check_dir(input_dir, judged.rows)
     scope = f"{domain.name} · {'sample data ' if sample else ''}{input_dir}"
-    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised)
+    report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised,
+                           golden_path=golden_path, input_dir=input_dir, sample=sample or None, decisions=decisions)
     extra = domain.board().gather(domain, Path(input_dir), judged)
     return render_board(Board(domain.name, judged.rows, report, sample=sample, **extra))

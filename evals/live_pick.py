@@ -12,7 +12,7 @@ import pandas as pd
 
 from evals.divergence import step_finder, wrong_cases
 from evals.markdown import md_table
-from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric, record_metric
+from evals.report import SMALL_DENOMINATOR_NOTE, Report, golden_report, record_metric
 from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
 from evals.shared_metrics import RECONCILIATION_NOTE, agreement_metric, checks_metric, flag_metrics, quarantine_metric
 from evals.stats import Ratio
@@ -27,10 +27,21 @@ STEPS = {
     V.BELOW_CLOSENESS: "친밀 단계",
 }
 RANK_STEP = "순위 단계"
-
+DECIDING = {
+    STEPS[V.OUT_OF_WORLD]: ("topic_tags", "world_topic_tags", "banned_tags"),
+    STEPS[V.JUST_ANSWERED]: ("cooldown_elapsed_sec", "reply_cooldown_sec", "answered_topics", "last_replied_at"),
+    STEPS[V.BELOW_CLOSENESS]: ("closeness_level", "min_closeness_by_topic"),
+    RANK_STEP: ("rank_in_window", "donation_amount", "is_question", "sent_at"),
+}
+"""Per step, the fields whose values decide it (from the verdict row and its evidence)."""
+LOOK_AT = {
+    STEPS[V.OUT_OF_WORLD]: "topic_tags 를 그 캐릭터의 world_topic_tags·banned_tags 와 대조합니다 (태그가 비면 세계관 밖입니다).",
+    STEPS[V.JUST_ANSWERED]: "cooldown_elapsed_sec 를 reply_cooldown_sec 와, 태그를 answered_topics 와 견줍니다.",
+    STEPS[V.BELOW_CLOSENESS]: "closeness_level 을 그 줄 태그의 min_closeness_by_topic 가운데 가장 큰 값과 견줍니다.",
+    RANK_STEP: "같은 캐릭터·구간의 donation_amount, is_question, sent_at 순서와 rank_in_window 를 봅니다 (세 번째까지가 지금 답변).",
+}
+"""Per step, what governs it: the next steps name it beside the cases that diverged there."""
 HONESTY = [
-    SYNTHETIC_LABELS_NOTE,
-    "채팅 로그, 캐릭터 설정표, 시청자 관계 기록도 같은 손으로 만들었습니다. 실제 선별 품질은 실제 방송 채팅과 운영자 선택이 있어야 잴 수 있습니다.",
     SMALL_DENOMINATOR_NOTE,
     "후원이 크다고 좋은 질문은 아닙니다. 순위는 참고 자리이고 최종 선택은 운영자가 합니다.",
 ]
@@ -49,8 +60,10 @@ def _provenance(rows: list[dict]) -> list[dict]:
 
 
 def run_notes(rows: list[dict]) -> list[str]:
-    """Which tagger and which summary writer the run used, read from the rows themselves."""
+    """Which tagger and which summary writer the run used, read from the rows themselves (none: nothing to say)."""
     prov = _provenance(rows)
+    if not prov:
+        return []
     taggers = Counter(p.get("tagger", "gold") for p in prov)
     notes = []
     if set(taggers) <= {"gold"}:
@@ -78,7 +91,10 @@ def summary_metric(rows: list[dict]) -> list:
     if not asked:
         return []
     return [record_metric("모델 요약 유지", "검증을 통과해 남은 모델 요약 / 모델에 요약을 맡긴 줄", Ratio(counts["kept"], asked),
-                          "모델 · 자동 검증", "떨어진 줄은 규칙의 기본 문장으로 되돌렸습니다")]
+                          "모델 · 자동 검증", "떨어진 줄은 규칙의 기본 문장으로 되돌렸습니다", census=True)]
+
+
+PICK_AGREEMENT = "답변 선택 일치"
 
 
 def _picked(verdict: str) -> bool:
@@ -96,7 +112,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     golden_metrics = [
         agreement_metric("규칙 판정이 운영자 라벨과 같은 줄 / 라벨이 있고 판정된 줄", paired, criteria.verdict_agreement_min),
         *flag_metrics(paired, _picked, criteria.pick_agreement_min,
-                      ("답변 선택 일치", "지금 답변 여부가 운영자와 같은 줄 / 라벨이 있고 판정된 줄"),
+                      (PICK_AGREEMENT, "지금 답변 여부가 운영자와 같은 줄 / 라벨이 있고 판정된 줄"),
                       ("운영자가 고른 줄을 규칙도 골랐나", "규칙도 지금 답변으로 세운 줄 / 운영자가 답한 줄"),
                       ("규칙이 고른 줄을 운영자도 골랐나", "운영자도 답한 줄 / 규칙이 지금 답변으로 세운 줄")),
     ] if paired.pairs else []
@@ -105,17 +121,13 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         checks_metric(checks),
         *summary_metric(rows),
         quarantine_metric(reconciliation, "세", RECONCILIATION_NOTE),
-        person_metric("지금 답변할 질문을 운영자가 실제로 넘기나", "표본 20건을 따라가 봅니다",
-                      "후원이 큰 줄이라도 방송 흐름과 안 맞으면 건너뛰는 경우가 있습니다", key="live_pick.1"),
-        person_metric("쿨다운이 팬이 느끼기에 적당한가", "방송 뒤 채팅 반응을 보고 정합니다", key="live_pick.2"),
     ]
-    wrong = [
-        *wrong_cases(paired, diverging_step, predicted, "summary"),
-        *wrong_cases(paired, diverging_step, predicted, "summary", "답변 선택 일치", lambda g, p: _picked(g) != _picked(p)),
-    ]
-    report = golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, [*HONESTY[:2], *run_notes(rows), *HONESTY[2:]],
+    # A line wrong on the pick is wrong on the verdict too: listed once, with both metrics.
+    wrong = wrong_cases(paired, diverging_step, predicted, "summary", DECIDING,
+                        also=[(PICK_AGREEMENT, lambda g, p: _picked(g) != _picked(p))])
+    report = golden_report("live_pick", scope, paired, checks, quarantine, reconciliation, [*run_notes(rows), *HONESTY],
                            metrics=metrics, labels=list(V.ORDER), wrong_cases=wrong,
-                           verdict_counts=count_labels(labels.values(), V.ORDER))
+                           verdict_counts=count_labels(labels.values(), V.ORDER), step_hints=LOOK_AT)
     report.extra_sections.append(("설정표 버전", _sheet_versions(predicted.values())))
     return report
 

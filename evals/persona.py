@@ -10,7 +10,7 @@ import pandas as pd
 
 from evals.divergence import step_finder, wrong_cases
 from evals.markdown import md_table
-from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric, record_metric
+from evals.report import SMALL_DENOMINATOR_NOTE, Report, golden_report, record_metric
 from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
 from evals.shared_metrics import agreement_metric, checks_metric, flag_metrics, quarantine_metric
 from evals.stats import Ratio
@@ -25,13 +25,29 @@ STEPS = {
     V.AGE_CONFLICT: "나이 단계",
     V.JOB_CONFLICT: "직업 단계",
 }
+OUTSIDE = "판정 코드 밖"
+DECIDING = {
+    STEPS[V.PROFILE_UNMAPPED]: ("character_code_raw", "character_code"),
+    STEPS[V.REPLY_EMPTY]: ("reply_text",),
+    STEPS[V.FORBIDDEN_TOPIC]: ("topic_tag", "forbidden_topic", "age"),
+    STEPS[V.AGE_CONFLICT]: ("stated_age", "age"),
+    STEPS[V.JOB_CONFLICT]: ("stated_job", "job"),
+}
+"""Per step, the fields whose values decide it (from the verdict row and its evidence)."""
+LOOK_AT = {
+    STEPS[V.PROFILE_UNMAPPED]: "character_code_raw 를 profiles.character_code 와 대조합니다 (앞뒤 공백을 지우고 대소문자는 가립니다).",
+    STEPS[V.REPLY_EMPTY]: "reply_text 가 정말 비었는지, 수집 단계에서 잘리지 않았는지 봅니다.",
+    STEPS[V.FORBIDDEN_TOPIC]: "topic_tag 를 그 캐릭터의 forbidden_topic 과 미성년 제한 주제 목록(rules/persona/config.yaml)에 견줍니다.",
+    STEPS[V.AGE_CONFLICT]: "stated_age 를 profiles.age 와, 빈 설정 항목 정책(config.yaml)과 견줍니다.",
+    STEPS[V.JOB_CONFLICT]: "stated_job 을 profiles.job 과, 빈 설정 항목 정책(config.yaml)과 견줍니다.",
+    OUTSIDE: "라벨이나 판정이 여섯 코드 밖입니다. 골든 파일의 그 줄을 고칩니다.",
+}
+"""Per step, what governs it: the next steps name it beside the cases that diverged there."""
 EXCLUDED_REASONS = {
     V.REPLY_EMPTY: "응답이 비어 있어 대조할 내용이 없습니다",
     V.PROFILE_UNMAPPED: "설정 목록에 없는 캐릭터라 대조할 설정이 없습니다",
 }
 HONESTY = [
-    SYNTHETIC_LABELS_NOTE,
-    "대화와 캐릭터 설정도 같은 손으로 만들었습니다. 실제 일관성 품질은 실제 대화 로그가 있어야 잴 수 있습니다.",
     "topic_tag, stated_age, stated_job은 데이터에 붙은 값을 그대로 믿었습니다. 발화에서 이 값을 뽑는 단계의 오류는 이 수치에 들어 있지 않습니다.",
     "빈 설정 항목에 대한 판정(설정을 채워야 한다는 충돌)은 기획 기준에 따라 바뀔 수 있는 정책입니다.",
     SMALL_DENOMINATOR_NOTE,
@@ -39,7 +55,10 @@ HONESTY = [
 
 
 load_golden = golden_loader("turn_no", "persona_code")
-diverging_step = step_finder(STEPS, "판정 코드 밖", V.RULE_ORDER)
+diverging_step = step_finder(STEPS, OUTSIDE, V.RULE_ORDER)
+
+
+FLAG_AGREEMENT = "어긋남 여부 일치"
 
 
 def _inconsistent(code: str) -> bool:
@@ -65,23 +84,22 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     golden_metrics = [
         agreement_metric("규칙 코드가 기획자 라벨과 같은 턴 / 라벨이 있고 판정한 턴", paired, minimum),
         *flag_metrics(paired, _inconsistent, minimum,
-                      ("어긋남 여부 일치", "어긋남(나이·직업·금지 주제) 여부가 라벨과 같은 턴 / 라벨이 있고 판정한 턴"),
+                      (FLAG_AGREEMENT, "어긋남(나이·직업·금지 주제) 여부가 라벨과 같은 턴 / 라벨이 있고 판정한 턴"),
                       ("라벨의 어긋남을 규칙도 잡았나", "규칙도 어긋남으로 본 턴 / 라벨이 어긋남인 턴"),
                       ("규칙이 잡은 어긋남이 라벨과 맞나", "라벨도 어긋남인 턴 / 규칙이 어긋남으로 본 턴")),
     ] if paired.pairs else []
     metrics = [
         *golden_metrics,
         checks_metric(checks),
-        record_metric("판정에서 뺀 턴", "빈 응답·설정 없음 턴 / 전체 턴", Ratio(len(excluded), len(codes)), "데이터"),
+        record_metric("판정에서 뺀 턴", "빈 응답·설정 없음 턴 / 전체 턴", Ratio(len(excluded), len(codes)), "데이터", census=True),
         quarantine_metric(reconciliation, "두"),
-        person_metric("사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼까", "검토 대기열 표본 20건을 눈으로 봅니다", key="persona.1"),
-        person_metric("설정 항목이 비어 있는 캐릭터를 어디까지 판정할까", "기획 기준에 따라 담당자가 정합니다", key="persona.2"),
     ]
     return golden_report("persona", scope, paired, checks, quarantine, reconciliation, HONESTY,
                          metrics=metrics, labels=list(V.ORDER[:4]),
-                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "summary"),
+                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "summary", DECIDING,
+                                                 also=[(FLAG_AGREEMENT, lambda g, p: _inconsistent(g) != _inconsistent(p))]),
                          verdict_counts=count_labels(codes.values(), V.ORDER), excluded=excluded,
-                         extra_sections=extra_sections or [])
+                         extra_sections=extra_sections or [], step_hints=LOOK_AT, judged=len(codes))
 
 
 def render_review_queue(queue: pd.DataFrame, candidates: int, size: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,6 +24,11 @@ NOT_MET = "기준 미달"
 RECORD_ONLY = "기록만"
 PERSON = "사람이 확인"
 NO_DATA = "측정 불가"
+EMPTY = "판정한 항목 없음"
+"""The status of a criterion in a scope with nothing judged: no verdict is given either way."""
+CRITERION_STATUSES = (MET, NOT_MET, NO_DATA)
+CENSUS = "표본 아님 (전수)"
+"""Shown instead of an interval for a count of everything in scope (checks, quarantined rows): there is no sampling error."""
 
 # Honesty notes every domain's report carries, among its own.
 SYNTHETIC_LABELS_NOTE = "골든 라벨은 규칙을 쓴 같은 팀이 만든 합성 라벨이고 사람 검수 전입니다. 일치율은 규칙이 자기 시험을 통과했다는 뜻 이상이 아닙니다."
@@ -43,37 +48,70 @@ class Metric:
     note: str = ""
     key: str = ""
     """For a person-checked metric, the manual check it reports (`persona.1`); see `evals.manual_checks`."""
+    census: bool = False
+    """The ratio counts everything in scope (checks run, rows quarantined), not a sample: no interval."""
+    held_out: Ratio | None = None
+    """The same figure measured on data the method was not fitted to, shown beside the fitted one."""
+    held_out_label: str = ""
+
+    def interval_text(self) -> str:
+        """The 95% Wilson interval for a sample proportion; none for a census or a missing ratio."""
+        if self.ratio is None:
+            return "—"
+        return CENSUS if self.census else self.ratio.format_interval()
+
+    def value_text(self) -> str:
+        """n / d (with % from 10 up), and the held-out figure beside it when there is one."""
+        if self.ratio is None:
+            return "—"
+        held = f" · {self.held_out_label or '보류 세트'} {self.held_out.format()}" if self.held_out is not None else ""
+        return self.ratio.format() + held
 
     def to_dict(self) -> dict[str, Any]:
+        ratio = self.ratio.to_dict() if self.ratio else None
+        if ratio and self.census:
+            ratio.update(wilson_low=None, wilson_high=None)
         return {
             "name": self.name,
             "definition": self.definition,
-            "ratio": self.ratio.to_dict() if self.ratio else None,
+            "ratio": ratio,
             "criterion": self.criterion,
             "status": self.status,
             "rests_on": self.rests_on,
             "note": self.note,
             "key": self.key,
+            "census": self.census,
+            "held_out": self.held_out.to_dict() if self.held_out else None,
+            "held_out_label": self.held_out_label,
         }
 
 
-def threshold_metric(name: str, definition: str, ratio: Ratio, minimum: float, rests_on: str, note: str = "") -> Metric:
+def threshold_metric(name: str, definition: str, ratio: Ratio, minimum: float, rests_on: str, note: str = "",
+                     census: bool = False) -> Metric:
     """A metric judged against a minimum share."""
     if ratio.denominator == 0:
         status = NO_DATA
     else:
         status = MET if ratio.numerator >= minimum * ratio.denominator else NOT_MET
     criterion = "전부" if minimum >= 1 else f"{minimum:.0%} 이상"
-    return Metric(name, definition, ratio, criterion, status, rests_on, note)
+    return Metric(name, definition, ratio, criterion, status, rests_on, note, census=census)
 
 
-def record_metric(name: str, definition: str, ratio: Ratio, rests_on: str, note: str = "") -> Metric:
-    return Metric(name, definition, ratio, RECORD_ONLY, RECORD_ONLY, rests_on, note)
+def record_metric(name: str, definition: str, ratio: Ratio, rests_on: str, note: str = "", census: bool = False) -> Metric:
+    return Metric(name, definition, ratio, RECORD_ONLY, RECORD_ONLY, rests_on, note, census=census)
 
 
 def person_metric(name: str, definition: str, note: str = "", key: str = "") -> Metric:
     """A figure a person decides; `key` ties it to a manual check whose decisions can fill it."""
     return Metric(name, definition, None, "사람이 정한다", PERSON, "사람", note, key)
+
+
+def without_verdict(m: Metric) -> Metric:
+    """A metric of a scope with nothing judged: a criterion gets no verdict (and its ratio, which
+    would count checks that had nothing to check, is dropped); records and person rows are kept."""
+    if m.status not in CRITERION_STATUSES:
+        return m
+    return replace(m, ratio=None, status=EMPTY, note=(m.note + " · " if m.note else "") + "이 범위에는 판정한 항목이 없어 기준을 판정하지 않습니다")
 
 
 def rows_by_id(rows: list, id_field: str) -> dict[str, dict]:
@@ -172,12 +210,46 @@ def count_labels(labels: Iterable[str], order: Iterable[str]) -> dict[str, int]:
 @dataclass
 class WrongCase:
     metric: str
+    """The first metric the case fails (the headline agreement); `metrics` has every one."""
     id: str
     gold: str
     predicted: str
     step: str
     """The rule step where the two diverge."""
     summary: str = ""
+    metrics: list[str] = field(default_factory=list)
+    """Every metric the case is wrong on; a case is listed once, whatever their number."""
+    values: list[tuple[str, Any]] = field(default_factory=list)
+    """The values that decide the verdict at that step (field, value), from the verdict row and its evidence."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "metrics": self.metrics or [self.metric], "id": self.id, "gold": self.gold,
+                "predicted": self.predicted, "step": self.step, "summary": self.summary,
+                "values": [{"field": f, "value": v} for f, v in self.values]}
+
+
+def by_step(cases: list[WrongCase]) -> dict[str, list[WrongCase]]:
+    """Wrong cases grouped by the step where they diverge, the step with most cases first (ties: first met)."""
+    groups: dict[str, list[WrongCase]] = {}
+    for w in cases:
+        groups.setdefault(w.step, []).append(w)
+    return dict(sorted(groups.items(), key=lambda kv: -len(kv[1])))
+
+
+def values_text(values: list[tuple[str, Any]]) -> str:
+    """`field=value` pairs for one line of text (lists joined, null shown as null)."""
+    def show(v) -> str:
+        if v is None:
+            return "null"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(show(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k}: {show(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return str(v)
+
+    return ", ".join(f"{f}={show(v)}" for f, v in values)
 
 
 @dataclass
@@ -203,6 +275,27 @@ class Report:
     has_golden: bool = True
     warnings: list[str] = field(default_factory=list)
     """Data-quality failures a reader must see first (e.g. a reference table with no valid row)."""
+    judged: int | None = None
+    """Items judged in scope, where the verdict counts do not say it (handoff judges rooms it does not list)."""
+    labelled: list[tuple[str, str, str]] = field(default_factory=list)
+    """(id, gold, predicted) of every labelled item judged: the items a run diff compares."""
+    pins: dict = field(default_factory=dict)
+    """What the run was made from (`evals.pins`): golden file hash and rows, rules configuration hash, tagger, code version."""
+    manual: dict[str, dict] = field(default_factory=dict)
+    """Manual check key → this run's sample ({ids, candidates, size, why}); see `evals.manual_checks`."""
+    reviewers: dict[str, dict] = field(default_factory=dict)
+    """Manual check key → the team's review: progress per reviewer, agreement between reviewers."""
+    step_hints: dict[str, str] = field(default_factory=dict)
+    """Rule step → what decides it, for the next steps written from the wrong cases."""
+
+    @property
+    def judged_count(self) -> int:
+        return self.verdict_counts_total if self.judged is None else self.judged
+
+    @property
+    def empty(self) -> bool:
+        """Nothing was judged in scope: no criterion gets a verdict."""
+        return self.judged_count == 0
 
     @property
     def confusion(self) -> pd.DataFrame:
@@ -242,7 +335,8 @@ class Report:
             "per_label": {
                 k: {"precision": v["precision"].to_dict(), "recall": v["recall"].to_dict()} for k, v in self.per_label.items()
             },
-            "wrong_cases": [vars(w) for w in self.wrong_cases],
+            "wrong_cases": [w.to_dict() for w in self.wrong_cases],
+            "wrong_cases_by_step": {step: [w.id for w in cases] for step, cases in by_step(self.wrong_cases).items()},
             "checks": [c.to_dict() for c in self.checks],
             "quarantine": [] if self.quarantine is None else _records(self.quarantine),
             "reconciliation": self.reconciliation,
@@ -250,6 +344,12 @@ class Report:
             "excluded": self.excluded,
             "honesty": self.honesty,
             "warnings": self.warnings,
+            "judged": self.judged_count,
+            "empty": self.empty,
+            "items": [{"id": i, "gold": g, "verdict": p} for i, g, p in self.labelled],
+            "pins": self.pins,
+            "manual_checks": self.manual,
+            "reviewers": self.reviewers,
         }
 
 
@@ -258,14 +358,15 @@ def golden_report(
     honesty: list[str], kind: type[Report] = Report, **fields,
 ) -> Report:
     """A domain's report with the shared title, the golden side taken from the pairing."""
-    return kind(
+    report = kind(
         domain=domain,
         scope=scope,
-        title=f"{domain} 골든 일치 리포트 (합성 데이터 기준)",
+        title=f"{domain} 골든 일치 리포트",
         gold=paired.gold,
         predicted=paired.predicted,
         golden_not_judged=paired.not_judged,
         has_golden=bool(paired.pairs),
+        labelled=list(paired.pairs),
         checks=in_korean(domain, checks),
         quarantine=quarantine,
         reconciliation=reconciliation,
@@ -273,6 +374,9 @@ def golden_report(
         warnings=[reference_warning(name, reconciliation[name]) for name in empty_references(domain, reconciliation)],
         **fields,
     )
+    if report.empty:
+        report.metrics = [without_verdict(m) for m in report.metrics]
+    return report
 
 
 def reference_warning(name: str, counts: dict) -> str:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from evals.divergence import step_finder, wrong_cases
 from evals.markdown import md_table
-from evals.report import SMALL_DENOMINATOR_NOTE, SYNTHETIC_LABELS_NOTE, Report, golden_report, person_metric
+from evals.report import SMALL_DENOMINATOR_NOTE, Report, golden_report
 from evals.report import count_labels, golden_loader, labels_of, pair_labels, quarantined_ids, rows_by_id
 from evals.shared_metrics import RECONCILIATION_NOTE, agreement_metric, checks_metric, flag_metrics, quarantine_metric
 from rules.common.checks import CheckResult
@@ -27,9 +27,21 @@ STEPS = {
     V.REWORDED_RETRY: "기준선 단계 (평소 겹침과 비교)",
     V.SURFACE_HOP: "접점 이동 단계",
 }
+OUTSIDE = "판정 키 밖"
+DECIDING = {
+    STEPS[V.EXACT_RETRY]: ("matched_event_id", "input_text"),
+    STEPS[V.REWORDED_RETRY]: ("max_overlap", "surface_baseline", "matched_event_id"),
+    STEPS[V.SURFACE_HOP]: ("surface_key", "matched_event_id", "max_overlap"),
+}
+"""Per step, the fields whose values decide it (from the verdict row and its evidence)."""
+LOOK_AT = {
+    STEPS[V.EXACT_RETRY]: "공백·문장부호를 지운 input_text 를 같은 세션·접점의 앞선 말(matched_event_id)과 대조합니다.",
+    STEPS[V.REWORDED_RETRY]: "max_overlap 을 그 접점의 surface_baseline 과 견줍니다 (같으면 다시 시도가 아닙니다). 기준선 스윕이 배율별 건수를 보여 줍니다.",
+    STEPS[V.SURFACE_HOP]: "세션의 서로 다른 접점 수(셋 이상)와 다른 접점의 앞선 말과 겹치는 낱말을 봅니다.",
+    OUTSIDE: "라벨이나 판정이 네 키 밖입니다. 골든 파일의 그 줄을 고칩니다.",
+}
+"""Per step, what governs it: the next steps name it beside the cases that diverged there."""
 HONESTY = [
-    SYNTHETIC_LABELS_NOTE,
-    "이벤트 로그와 접점 목록도 같은 손으로 만들었습니다. 실제 재시도 탐지 품질은 실제 사용 로그와 제품 담당자의 표시가 있어야 잴 수 있습니다.",
     "평소 겹침(기준선)은 판정한 범위(그날 파티션, 또는 명령줄에 준 입력 전체) 안에서만 셉니다. 범위가 바뀌면 기준선도 바뀝니다.",
     "세션 경계는 로그의 session_id를 그대로 믿었습니다. 자정을 넘긴 세션은 날마다 따로 판정됩니다.",
     "겹침 수치는 읽기 좋게 반올림해 보여 줄 뿐이고 판정은 분수 그대로 비교했습니다.",
@@ -54,7 +66,10 @@ class RetryReport(Report):
 
 
 load_golden = golden_loader("event_id", "verdict")
-diverging_step = step_finder(STEPS, "판정 키 밖", V.RULE_ORDER)
+diverging_step = step_finder(STEPS, OUTSIDE, V.RULE_ORDER)
+
+
+TRIED_AGREEMENT = "다시 시도 여부 일치"
 
 
 def _tried(verdict: str) -> bool:
@@ -113,7 +128,7 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
     golden_metrics = [
         agreement_metric("규칙 판정이 제품 담당자 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트", paired, criteria.verdict_agreement_min),
         *flag_metrics(paired, _tried, criteria.retry_agreement_min,
-                      ("다시 시도 여부 일치", "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트"),
+                      (TRIED_AGREEMENT, "one_shot인지 아닌지가 라벨과 같은 이벤트 / 라벨이 있고 판정한 이벤트"),
                       ("라벨의 다시 시도를 규칙도 잡았나", "규칙도 one_shot이 아닌 이벤트 / 라벨이 one_shot이 아닌 이벤트"),
                       ("규칙이 잡은 다시 시도가 라벨과 맞나", "라벨도 one_shot이 아닌 이벤트 / 규칙이 one_shot이 아니라고 본 이벤트")),
     ] if paired.pairs else []
@@ -121,16 +136,16 @@ def build_report(rows: list[dict], golden: list[dict] | None, *, checks: list[Ch
         *golden_metrics,
         checks_metric(checks),
         quarantine_metric(reconciliation, "두", RECONCILIATION_NOTE),
-        person_metric("접점마다 평소 겹침(기준선)이 알맞은가", "아래 기준선 스윕을 보고 제품 담당자가 정합니다"),
-        person_metric("세션 경계가 실제 사용 흐름과 맞나", "세션을 몇 개 골라 사람이 따라가 봅니다"),
     ]
-    steps = sweep(list(predicted.values()), config.factors)
+    # Seed 002 lists no manual check (수동 검증): the baseline per surface is the sweep's to show.
+    steps = sweep(list(predicted.values()), config.factors) if predicted else []
     mismatches = mismatch_counts(paired.pairs)
     sections = [("기준선 스윕", render_sweep(steps))]
     if paired.pairs:
         sections.insert(0, ("판정별 어긋남", render_mismatches(mismatches)))
     return golden_report("retry", scope, paired, checks, quarantine, reconciliation, HONESTY, RetryReport,
                          metrics=metrics, labels=list(V.ORDER),
-                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "reason"),
+                         wrong_cases=wrong_cases(paired, diverging_step, predicted, "reason", DECIDING,
+                                                 also=[(TRIED_AGREEMENT, lambda g, p: _tried(g) != _tried(p))]),
                          verdict_counts=count_labels(labels.values(), V.ORDER), extra_sections=sections,
-                         sweep=steps, mismatches=mismatches)
+                         sweep=steps, mismatches=mismatches, step_hints=LOOK_AT)

@@ -23,14 +23,16 @@ import json
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from rules.common.atomic import write_text
 
 DEFAULT_MARGIN = 0.02
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
-MET, NOT_MET, NO_DATA = "기준 충족", "기준 미달", "측정 불가"  # evals.report's statuses, unimported to stay light
-GATED = (MET, NOT_MET, NO_DATA)
-"""Statuses only a threshold metric has."""
+MET, NOT_MET, NO_DATA, EMPTY = "기준 충족", "기준 미달", "측정 불가", "판정한 항목 없음"  # evals.report's, unimported to stay light
+CENSUS = "표본 아님 (전수)"
+GATED = (MET, NOT_MET, NO_DATA, EMPTY)
+"""Statuses only a threshold metric has (EMPTY: a scope with nothing judged, which gives no verdict)."""
 
 
 # ---- running -------------------------------------------------------------------------------
@@ -59,7 +61,12 @@ def parse_golden(values: list[str] | None, names: list[str]) -> dict[str, Path]:
     return out
 
 
-def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: str = "gold") -> tuple[object, dict]:
+Decisions = Callable[[str], dict]
+"""domain → the stored manual-check decisions (the warehouse table every report path reads)."""
+
+
+def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: str = "gold",
+                    decisions: Decisions | None = None) -> tuple[object, dict]:
     """(Report, extra JSON) for one domain folder, judged and checked as `verdicts judge`/`validate` do
     (`tags`: the live_pick tagger the verdicts are judged with; other domains have only gold)."""
     from evals import domains
@@ -69,14 +76,16 @@ def evaluate_domain(name: str, input_dir: Path, golden_path: Path | None, tags: 
     judged = domain.judge_dir(input_dir, tags=tags if tags in domain.tag_sources else "gold")
     checks, gated = domain.check_dir(input_dir, judged.rows)
     report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · {input_dir}",
-                           judged=gated.normalised)
+                           judged=gated.normalised, golden_path=golden_path, input_dir=input_dir,
+                           decisions=decisions(name) if decisions else None)
     extra = domain.extras(domain, input_dir, judged, report) if domain.extras else {}
     if golden is None:
         report.honesty.append("골든 라벨 파일이 없어 일치율을 재지 않았습니다.")
     return report, {"golden": str(golden_path) if golden_path else None, "golden_size": len(golden or []), **extra}
 
 
-def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: Path | None, out: Path) -> dict[str, str]:
+def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: Path | None, out: Path,
+                 decisions: Decisions | None = None) -> dict[str, str]:
     """report.md, report.json and the board page; returns the file names written."""
     from evals import domains
     from evals.board import board_from_dir
@@ -91,12 +100,14 @@ def write_domain(name: str, report, extra: dict, input_dir: Path, golden_path: P
     files = {"markdown": f"{name}/report.md", "json": f"{name}/report.json"}
     domain = domains.get(name)
     golden = domain.load_golden(golden_path) if golden_path else None
-    write_text(out / "board.html", board_from_dir(domain, input_dir, golden))
+    write_text(out / "board.html", board_from_dir(domain, input_dir, golden, golden_path=golden_path,
+                                                  decisions=decisions(name) if decisions else None))
     files["board"] = f"{name}/board.html"
     return files
 
 
-def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None, out_dir: Path, tags: str = "gold") -> dict:
+def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None, out_dir: Path, tags: str = "gold",
+             decisions: Decisions | None = None) -> dict:
     """Every named domain's report files, then summary.{md,json}; returns the summary."""
     golden = golden or {}
     out_dir = Path(out_dir)
@@ -104,8 +115,8 @@ def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None,
     for name in names:
         input_dir = domain_input(Path(input_root), name, len(names) == 1)
         golden_path = golden.get(name) or (input_dir / "golden.jsonl" if (input_dir / "golden.jsonl").is_file() else None)
-        report, extra = evaluate_domain(name, input_dir, golden_path, tags)
-        files = write_domain(name, report, extra, input_dir, golden_path, out_dir / name)
+        report, extra = evaluate_domain(name, input_dir, golden_path, tags, decisions)
+        files = write_domain(name, report, extra, input_dir, golden_path, out_dir / name, decisions)
         summary["domains"][name] = {
             "input": str(input_dir),
             "golden": extra["golden"],
@@ -113,6 +124,8 @@ def run_eval(names: list[str], input_root: Path, golden: dict[str, Path] | None,
             "labelled_and_judged": len(report.gold),
             "kappa": report.kappa,
             "checks_passed": report.checks_passed,
+            "judged": report.judged_count,
+            "pins": report.pins,
             "metrics": [m.to_dict() for m in report.metrics],
             "files": files,
         }
@@ -143,7 +156,8 @@ def render_summary(summary: dict) -> str:
         kappa = "—" if d["kappa"] is None else f"{d['kappa']:.3f}"
         over.append([name, d["golden_size"], d["labelled_and_judged"], _ratio(agreement).format() if _ratio(agreement) else "—", kappa,
                      "✅ 통과" if d["checks_passed"] else "❌ 실패", below, " · ".join(d["files"].values())])
-        detail += [[name, m["name"], _ratio(m).format(), _ratio(m).format_interval(), m["criterion"], m["status"], m["rests_on"]]
+        detail += [[name, m["name"], _ratio(m).format(), CENSUS if m.get("census") else _ratio(m).format_interval(),
+                    m["criterion"], m["status"], m["rests_on"]]
                    for m in d["metrics"] if m.get("ratio")]
     return "\n".join([
         "# 2주차 평가 요약 (합성 데이터 기준)", "",
@@ -195,6 +209,8 @@ def _failure(before: float | None, after: float | None, sb: str | None, sa: str 
         return "이번 실행에 없는 지표입니다" if sb in (MET, NOT_MET) else ""
     if sa not in GATED:
         return ""
+    if sa == EMPTY and sb != EMPTY:
+        return "이번 실행에는 판정한 항목이 없습니다"
     if sa in (NOT_MET, NO_DATA) and sb not in (NOT_MET, NO_DATA):
         return f"기준 아래로 내려갔습니다 ({sb or '새 지표'} → {sa})"
     if before is not None and after is not None and before - after > margin + 1e-12:
@@ -249,7 +265,8 @@ def load_summary(path: Path) -> dict:
 # ---- one entry point for the CLI and the Dagster job ---------------------------------------
 
 def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_dir: Path,
-             baseline: Path | None = None, margin: float = DEFAULT_MARGIN, tags: str = "gold") -> tuple[dict, Gate | None]:
+             baseline: Path | None = None, margin: float = DEFAULT_MARGIN, tags: str = "gold",
+             decisions: Decisions | None = None) -> tuple[dict, Gate | None]:
     """run_eval, then (with a baseline) the gate, written to `<out>/gate.{md,json}`."""
     from evals import domains
     from rules.live_pick.tags import canonical
@@ -263,7 +280,7 @@ def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_d
     if margin < 0:
         raise ValueError("--margin must not be negative")
     previous = load_summary(baseline) if baseline else None  # read before the run may overwrite it
-    summary = run_eval(names, input_root, parse_golden(golden, names), out_dir, tags)
+    summary = run_eval(names, input_root, parse_golden(golden, names), out_dir, tags, decisions)
     if previous is None:
         return summary, None
     gate = compare_to_baseline(summary, previous, margin)
@@ -288,14 +305,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return add_eval_arguments(argparse.ArgumentParser(prog="verdicts eval")).parse_args(argv)
 
 
-def main_eval(args: argparse.Namespace) -> int:
+def main_eval(args: argparse.Namespace, decisions: Decisions | None = None) -> int:
     """`verdicts eval`: 0 done, 1 the gate failed, 2 unusable input."""
     from rules.common.environment import SAMPLE_DIR, reports_dir
     from rules.common.jsonl import DatasetError
 
     out = args.out or reports_dir() / "eval"
     try:
-        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, out, args.baseline, args.margin, args.tags)
+        summary, gate = evaluate(args.domain, args.input or SAMPLE_DIR, args.golden, out, args.baseline, args.margin, args.tags,
+                                 decisions)
     except (DatasetError, ValueError, FileNotFoundError) as exc:
         print(f"verdicts eval: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,4 +1,8 @@
-"""The metrics every domain's golden-agreement report shares; the domain supplies the wording."""
+"""The metrics every domain's golden-agreement report shares; the domain supplies the wording.
+
+Agreement with golden labels is a sample proportion (the labelled items stand for the rest) and
+carries a Wilson interval; the checks passed and the quarantined share count everything in scope
+and carry none (`Metric.census`)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from rules.common.checks import CheckResult
 
 AGREEMENT = "판정 일치"
 """The headline metric; the UI, the command line and the regression gate look it up by this name."""
-RULE_AND_LABELS = "규칙 · 합성 라벨"
+RULE_AND_LABELS = "규칙 · 골든 라벨"
 RECONCILIATION_NOTE = "원본 = 정규화 + 격리가 데이터셋마다 맞는지 아래 표에 있습니다"
 
 
@@ -45,11 +49,11 @@ def flag_metrics(
 def checks_metric(checks: list[CheckResult]) -> Metric:
     """Automatic checks passed; all must pass."""
     return threshold_metric("자동 검증 통과", "통과한 검증 / 자동 검증", Ratio(sum(c.passed for c in checks), len(checks)), 1.0,
-                            "코드", "판정 재계산과 출력 스키마 포함")
+                            "코드", "판정 재계산과 출력 스키마 포함", census=True)
 
 
 def quarantine_metric(reconciliation: dict, datasets: str, note: str = "") -> Metric:
     """Quarantined rows over raw rows of every dataset; `datasets` says how many, in words."""
     raw = sum(r["raw"] for r in reconciliation.values())
     quarantined = sum(r["quarantined"] for r in reconciliation.values())
-    return record_metric("격리된 행", f"격리된 행 / 원본 행({datasets} 데이터셋)", Ratio(quarantined, raw), "데이터", note)
+    return record_metric("격리된 행", f"격리된 행 / 원본 행({datasets} 데이터셋)", Ratio(quarantined, raw), "데이터", note, census=True)

@@ -4,8 +4,10 @@
                    [--summary template|openai] [--day YYYY-MM-DD]
     verdicts validate DOMAIN --input DIR --verdicts VERDICTS.jsonl [--day YYYY-MM-DD]
     verdicts agree DOMAIN --verdicts VERDICTS.jsonl --golden GOLD.jsonl --out REPORT.{md,html,json} [--input DIR]
+    verdicts diff A B [--domain D ...] [--fail-on-regression] [--all] [--out DIFF.{md,json}]
     verdicts compare persona --input DIR --a p12 --b p13 [--character CODE] [--out FILE.{md,json}]
     verdicts review DOMAIN --input DIR [--check KEY] [--out REVIEW.{jsonl,md}] [--decide ID=agree|disagree|note ...] [--note TEXT]
+                   [--reviewer NAME] [--export DECISIONS.{csv,json}]
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now] [--to ws://HOST:PORT/ws/ingest]
     verdicts live-close CHARACTER_ID
@@ -89,6 +91,16 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--day", help="the verdicts cover only this day")
     a.set_defaults(func=cmd_agree)
 
+    df = sub.add_parser("diff", help="compare two runs item by item: regressed, improved, changed; exit 1 on a regression with --fail-on-regression")
+    df.add_argument("a", type=Path, help="baseline run: a `verdicts eval` folder (or its summary.json), a report.json or a report folder")
+    df.add_argument("b", type=Path, help="the run compared with it, in the same forms")
+    df.add_argument("--domain", action="append", help="only this domain (repeatable; default: every domain both runs hold)")
+    df.add_argument("--out", type=Path, help="also write the diff here (.md or .json)")
+    df.add_argument("--all", action="store_true", help="list every item, not only the different ones")
+    df.add_argument("--fail-on-regression", action="store_true",
+                    help="exit 1 when an item matched its label before and does not now, or a check passed before and fails now")
+    df.set_defaults(func=cmd_diff)
+
     c = sub.add_parser("compare", help="compare two prompt versions (persona)")
     c.add_argument("domain", choices=domains.names())
     c.add_argument("--input", required=True, type=Path)
@@ -106,6 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--decide", action="append", default=[], metavar="ID=agree|disagree|note",
                    help="record a decision for an item of the check's sample (repeatable); stored in the warehouse")
     r.add_argument("--note", help="note stored with the --decide decisions")
+    r.add_argument("--reviewer", default=os.environ.get("USER"), help="who decides (default: $USER); several reviewers decide each item")
+    r.add_argument("--export", type=Path, help="every reviewer's decisions on the sample, with each row's ids: DECISIONS.csv or .json")
     r.set_defaults(func=cmd_review)
 
     b = sub.add_parser("board", help="the operator's verdict board: one self-contained HTML page")
@@ -322,7 +336,8 @@ def cmd_agree(args) -> int:
     if args.input:
         checks, judged = _judge_input(domain, domain.check_dir, args.input, rows, day=args.day)
         quarantine, reconciliation, gated = judged.quarantine, judged.reconciliation, judged.normalised
-    report = domain.report([r for r in rows if r], golden, checks, quarantine, reconciliation, scope=str(args.verdicts), judged=gated)
+    report = domain.report([r for r in rows if r], golden, checks, quarantine, reconciliation, scope=str(args.verdicts), judged=gated,
+                           golden_path=args.golden, input_dir=args.input, decisions=_stored_decisions(args.domain))
     if not args.input:
         report.honesty.append("입력 폴더 없이 만든 리포트라 자동 검증과 격리 행을 싣지 않았습니다 (--input 으로 더할 수 있습니다).")
     suffix = args.out.suffix.lower()
@@ -339,6 +354,33 @@ def cmd_agree(args) -> int:
     print(f"report → {args.out}", file=sys.stderr)
     if agreement and agreement.ratio:
         print(f"  verdict agreement: {agreement.ratio.format()} ({agreement.status})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    from evals.diff_files import diff_paths
+    from evals.diff_render import render_diff
+
+    try:
+        diffs = diff_paths(args.a, args.b, args.domain)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    text = "\n".join(render_diff(d, f"{name} 실행 비교", only_different=not args.all) for name, d in diffs.items())
+    print(text)
+    if args.out:
+        if args.out.suffix.lower() == ".json":
+            write_text(args.out, json.dumps({n: d.to_dict() for n, d in diffs.items()}, ensure_ascii=False, indent=2))
+        else:
+            write_text(args.out, text)
+    regressed = {n: [i.id for i in d.regressed] + [f"check {c}" for c in d.checks_broken] for n, d in diffs.items()}
+    for name, d in diffs.items():
+        t = d.tally()
+        print(f"{name}: regressed {t['regressed']}, improved {t['improved']}, changed {t['changed']}, same {t['same']}"
+              + (f"; checks now failing: {', '.join(d.checks_broken)}" if d.checks_broken else "")
+              + ("; pinned inputs differ" if d.pins else ""), file=sys.stderr)
+    if args.fail_on_regression and any(regressed.values()):
+        print("verdicts diff: regression: " + "; ".join(f"{n}: {', '.join(ids[:10])}" for n, ids in regressed.items() if ids), file=sys.stderr)
+        return EXIT_CHECKS_FAILED
     return EXIT_OK
 
 
@@ -363,8 +405,9 @@ def cmd_compare(args) -> int:
 
 
 def cmd_review(args) -> int:
-    """The same samples and decision store as the admin pages' manual checks."""
-    from evals.manual_checks import DECISIONS, check_by_key, checks_of, sample, tally
+    """The same samples and decision store as the admin pages' manual checks, for a team of reviewers."""
+    from evals.manual_checks import DECISIONS, check_by_key, checks_of, item_review, queue_markdown, sample
+    from evals.review_team import load_config, pair_text, summarise
     from assets.resources import decisions
     from rules.common.jsonl import write_jsonl
 
@@ -372,54 +415,65 @@ def cmd_review(args) -> int:
     keys = [c.key for c in checks_of(args.domain)]
     key = args.check or ("persona.1" if args.domain == "persona" else None)
     if key is None or key not in keys:
-        raise UsageError(f"--check: choose one of {', '.join(keys) or '(none: this domain lists no manual check)'}")
+        raise UsageError(f"--check: choose one of {', '.join(keys) or '(none: the seed of this domain lists no manual check)'}")
     check = check_by_key(key)
     engine = _live_engine()
+    judged = _judge_input(domain, domain.judge_dir, args.input)
+    tables = dict(judged.normalised.tables)
+    ids = sample(check, judged.rows, tables)
     if args.decide:
-        judged = _judge_input(domain, domain.judge_dir, args.input)
-        sampled = set(sample(check, judged.rows, dict(judged.normalised.tables)))
+        try:
+            reviewer = decisions.reviewer_name(args.reviewer)
+        except ValueError:
+            raise UsageError("--decide needs --reviewer NAME (or $USER)") from None
         for item in args.decide:
             item_id, _, decision = item.partition("=")
             if decision not in DECISIONS:
                 raise UsageError(f"--decide {item}: write ID=agree, ID=disagree or ID=note")
-            if item_id not in sampled:
+            if item_id not in ids:
                 raise UsageError(f"--decide {item}: {item_id} is not in the sample of {key}")
             decisions.record(engine, domain=args.domain, check_key=key, item_id=item_id, decision=decision, note=args.note,
-                             scope=f"{args.domain} · {args.input}", reviewer="verdicts review")
+                             scope=f"{args.domain} · {args.input}", reviewer=reviewer)
     stored = decisions.read(engine, args.domain).get(key, {})
+    from evals.board import board_spec
+
+    spec = board_spec(args.domain)
+    by_id = {r[spec.id_field]: r for r in judged.rows if isinstance(r.get(spec.id_field), str)}
     if args.domain == "persona" and key == "persona.1":
         queue, candidates, size = _judge_input(domain, domain.review, args.input)
-        queue["reviewer_decision"] = queue["turn_no"].map(lambda t: stored.get(t, {}).get("decision"))
-        queue["reviewer_note"] = queue["turn_no"].map(lambda t: stored.get(t, {}).get("note"))
-        ids = list(queue["turn_no"])
+        reviews = [item_review(stored.get(t, {})) for t in queue["turn_no"]]
+        for column in ("reviewer_decision", "reviewer_note", "decisions"):
+            queue[column] = [r[column] for r in reviews]
         rows = queue.to_dict("records")
     else:
-        judged = _judge_input(domain, domain.judge_dir, args.input)
-        ids = sample(check, judged.rows, dict(judged.normalised.tables))
-        from evals.board import board_spec
-
-        spec = board_spec(args.domain)
-        by_id = {r[spec.id_field]: r for r in judged.rows if isinstance(r.get(spec.id_field), str)}
-        candidates, size = len(set(check.candidates(judged.rows, dict(judged.normalised.tables)))), check.size
+        candidates, size = len(set(check.candidates(judged.rows, tables))), check.size
         rows = [{"check": key, spec.id_field: i, spec.verdict_key: by_id[i].get(spec.verdict_key),
-                 "summary": by_id[i].get(spec.summary_field), "reviewer_decision": stored.get(i, {}).get("decision"),
-                 "reviewer_note": stored.get(i, {}).get("note")} for i in ids]
+                 "summary": by_id[i].get(spec.summary_field), **item_review(stored.get(i, {}))} for i in ids]
     if args.out:
         if args.out.suffix.lower() == ".md":
-            from evals.markdown import md_table
-
             if args.domain == "persona" and key == "persona.1":
                 from evals.persona import render_review_queue
 
                 text = render_review_queue(queue, candidates, size)
             else:
-                text = f"# {key} {check.title}\n\n" + md_table(list(rows[0]) if rows else ["id"], [list(r.values()) for r in rows])
+                text = queue_markdown(check, rows, spec.id_field, spec.verdict_key, candidates)
             write_text(args.out, text)
         else:
             write_jsonl(args.out, rows)
-    agreed, decided, notes = tally(ids, stored)
-    print(f"{key}: {len(ids)} of {candidates} candidate items"
-          + (f" → {args.out}" if args.out else "") + f"; decided {decided}, agreed {agreed}, notes only {notes}", file=sys.stderr)
+    if args.export:
+        exported = decisions.export_rows(args.domain, key, ids, stored, by_id, spec.verdict_key, spec.summary_field)
+        suffix = args.export.suffix.lower()
+        if suffix not in (".csv", ".json"):
+            raise UsageError(f"--export {args.export}: choose a .csv or .json file name")
+        write_text(args.export, decisions.export_csv(exported) if suffix == ".csv" else decisions.export_json(exported))
+    team = summarise(ids, stored, load_config().per_item(key))
+    print(f"{key}: {len(ids)} of {candidates} candidate items" + (f" → {args.out}" if args.out else "")
+          + f"; decided {team.decided}, agreed {team.agreed}, notes only {team.notes_only}, split {len(team.split)}; "
+          + f"{team.complete} of {len(ids)} reviewed by {team.per_item} or more", file=sys.stderr)
+    for reviewer, n in sorted(team.reviewers.items()):
+        print(f"  {reviewer}: {n['votes']} decided, {n['notes']} notes", file=sys.stderr)
+    for p in team.pairs:
+        print(f"  {pair_text(p)}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -448,6 +502,14 @@ def cmd_board(args) -> int:
     write_text(args.out, page)
     print(f"board → {args.out}" + (f" (sample data: {input_dir})" if sample else ""), file=sys.stderr)
     return EXIT_OK
+
+
+def _stored_decisions(domain: str) -> dict:
+    """The manual-check decisions of the warehouse (`WAREHOUSE_URL`), the one store every report reads."""
+    from assets.resources import decisions
+    from rules.common import environment
+
+    return decisions.read_if_stored(environment.warehouse_url(), domain)
 
 
 def _live_engine():
@@ -603,7 +665,7 @@ def cmd_sheet_history(args) -> int:
 def cmd_eval(args) -> int:
     from evals.runner import main_eval
 
-    return main_eval(args)
+    return main_eval(args, decisions=_stored_decisions)
 
 
 def cmd_demo(args) -> int:

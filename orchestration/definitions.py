@@ -33,12 +33,12 @@ def resources_for(env: str) -> dict:
         return {
             "warehouse": WarehouseResource(url=EnvVar("WAREHOUSE_URL")),
             "raw_files": RawFilesResource(root=EnvVar("VERDICTS_RAW_DIR")),
-            "reports": ReportsResource(root=EnvVar("VERDICTS_REPORTS_DIR")),
+            "reports": ReportsResource(root=EnvVar("VERDICTS_REPORTS_DIR"), admin_url=environment.admin_url()),
         }
     return {
         "warehouse": WarehouseResource(url=environment.warehouse_url()),
         "raw_files": RawFilesResource(root=str(environment.raw_dir())),
-        "reports": ReportsResource(root=str(environment.reports_dir())),
+        "reports": ReportsResource(root=str(environment.reports_dir()), admin_url=environment.admin_url()),
     }
 
 

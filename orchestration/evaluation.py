@@ -14,6 +14,7 @@ from pydantic import Field
 from assets.resources.reports import ReportsResource
 from evals import domains
 from assets.resources.raw_files import RawFilesResource
+from assets.resources.warehouse import WarehouseResource
 
 
 class EvalConfig(Config):
@@ -27,12 +28,15 @@ class EvalConfig(Config):
 
 
 @op
-def run_evaluation(config: EvalConfig, raw_files: RawFilesResource, reports: ReportsResource) -> Output[str]:
+def run_evaluation(config: EvalConfig, raw_files: RawFilesResource, reports: ReportsResource, warehouse: WarehouseResource) -> Output[str]:
+    from assets.resources import decisions
     from evals.runner import evaluate, render_gate, render_summary
 
     out = Path(config.out_dir or Path(reports.root) / "eval")
+    # The manual-check decisions people stored: the same table the command, the admin pages and the nightly reports read.
     summary, gate = evaluate(config.domains, Path(config.input_root or raw_files.root), config.golden,
-                             out, Path(config.baseline) if config.baseline else None, config.margin, config.tags)
+                             out, Path(config.baseline) if config.baseline else None, config.margin, config.tags,
+                             lambda domain: decisions.read(warehouse.engine, domain))
     metadata = {"summary": MetadataValue.md(render_summary(summary)), "out_dir": MetadataValue.path(str(out))}
     if gate is not None:
         metadata["gate"] = MetadataValue.md(render_gate(gate))

@@ -124,6 +124,8 @@ class DomainChain:
     history: Callable[[dict, Any, Any, str], dict] | None = None
     """(tables, warehouse, config, day) → the tables with a reference snapshot replaced by its stored
     history, when the domain versions one (live_pick: every character-sheet version)."""
+    finish_report: Callable[..., Any] = field(default=lambda report, *args, **kwargs: report)
+    """`Domain.finish_report`: pins, disclosures, manual checks and decisions, as every report path adds them."""
 
     def key(self, name: str) -> AssetKey:
         return AssetKey([self.domain, name])
@@ -376,16 +378,24 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
     return md, folder
 
 
-def _fill_manual_checks(c: DomainChain, warehouse: WarehouseResource, day: str, rows: list[dict], report) -> None:
-    """Person-checked rows as agreed / decided from the decisions people stored (admin pages, `verdicts review`)."""
-    from evals.manual_checks import checks_of, fill_person_metrics, sample
-    from assets.resources import decisions
+def _manual_check_tables(c: DomainChain, warehouse: WarehouseResource, day: str) -> dict[str, pd.DataFrame]:
+    """The day's input tables the domain's manual checks read to find their candidates (only those)."""
+    from evals.manual_checks import checks_of
 
-    stored = decisions.read(warehouse.engine, c.domain)
-    if not stored or not checks_of(c.domain):
-        return
-    tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, c.load_config())
-    fill_person_metrics(report, {m.key: sample(m, rows, tables) for m in checks_of(c.domain)}, stored)
+    needed = sorted({d for check in checks_of(c.domain) for d in check.datasets})
+    return {d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in needed}
+
+
+def report_links(domain: str, day: str, admin_url: str, board: Path) -> dict:
+    """Links to the served admin pages of the day when their address is configured; else how to get them.
+
+    A browser will not open a `file://` link from the Dagster UI, so the file stays a path."""
+    if admin_url:
+        base = f"{admin_url.rstrip('/')}/admin/{domain}/runs/day-{day}"
+        return {"board": MetadataValue.url(f"{base}/board"), "report_page": MetadataValue.url(f"{base}/report")}
+    return {"board": MetadataValue.md(
+        f"Set `VERDICTS_ADMIN_URL` to the address of `verdicts serve` (e.g. `http://127.0.0.1:8765`) to link this day's "
+        f"board and report pages here (`/admin/{domain}/runs/day-{day}/board`). The board file is `{board}`.")}
 
 
 def _report_asset(c: DomainChain) -> AssetsDefinition:
@@ -402,26 +412,32 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
     @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
+        from assets.resources import decisions
+
         day = context.partition_key
         rows = c.records(warehouse.read_partition(c.table("verdicts"), day, c.verdict_json_columns))
         quarantine = warehouse.read_partition(c.table("quarantine"), day)
         golden_path = raw_files.golden_path(c.domain)
+        golden = c.load_golden(golden_path) if golden_path.is_file() else None
+        config = c.load_config()
         report = c.build_report(
             rows,
-            c.load_golden(golden_path) if golden_path.is_file() else None,
+            golden,
             checks=stored_checks(warehouse.read_partition(c.table("checks"), day, ("failing_ids",))),
             quarantine=quarantine,
             reconciliation=stored_reconciliation(c, warehouse, day, quarantine),
-            config=c.load_config(),
+            config=config,
             scope=f"{c.domain} · {day}",
             **({name: warehouse.read_partition(c.table(name), day) for name in w.kept} if w else {}),
         )
-        _fill_manual_checks(c, warehouse, day, rows, report)
+        sample = Path(raw_files.root).resolve() == SAMPLE_DIR.resolve()
+        # The same completion as every other report path: pins, disclosures, manual checks and stored decisions.
+        c.finish_report(report, rows, golden, config=config, golden_path=golden_path, tables=_manual_check_tables(c, warehouse, day),
+                        input_dir=raw_files.domain_dir(c.domain), sample=sample, decisions=decisions.read(warehouse.engine, c.domain))
         md, folder = write_report(reports, c.domain, day, report)
         from evals.board import Board, render_board
 
         board = folder / "board.html"
-        sample = Path(raw_files.root).resolve() == SAMPLE_DIR.resolve()
         write_text(board, render_board(Board(c.domain, rows, report, sample=sample)))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
@@ -430,8 +446,9 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
                 "report_path": MetadataValue.path(str(folder / "report.md")),
                 "html_path": MetadataValue.path(str(folder / "report.html")),
                 "board_path": MetadataValue.path(str(board)),
-                "board": MetadataValue.url(board.resolve().as_uri()),
+                **report_links(c.domain, day, reports.admin_url, board),
                 "verdict_agreement": agreement.format() if agreement else "no golden labels for this day",
+                "judged": report.judged_count,
                 "checks_passed": report.checks_passed,
             }
         )

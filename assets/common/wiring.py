@@ -41,6 +41,7 @@ def chain_for(domain: Domain, **fields) -> DomainChain:
         blocking_checks=BLOCKING_CHECKS,
         load_golden=partial(_report_call, domain, 1),
         build_report=partial(_report_call, domain, 0),
+        finish_report=domain.finish_report,
         verdicts_description=domain.verdicts_description,
         preview=domain.preview,
     )

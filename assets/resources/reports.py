@@ -10,6 +10,8 @@ from pydantic import Field
 
 class ReportsResource(ConfigurableResource):
     root: str = Field(description="Folder for report files, one sub-folder per domain and partition")
+    admin_url: str = Field("", description="Address of `verdicts serve` (VERDICTS_ADMIN_URL): report assets link its pages; "
+                                           "empty: they say how to get the link")
 
     def folder(self, domain: str, partition_key: str) -> Path:
         path = Path(self.root) / domain / partition_key

@@ -46,7 +46,12 @@ def sections(board: Board) -> str:
             "<table><thead><tr><th>버전</th><th>어긋난 턴 / 판정한 턴</th><th>95% Wilson</th><th>판정에서 뺀 턴</th></tr></thead><tbody>"
             + "".join(f"<tr><td><code>{e(v)}</code></td><td>{e(r.format())}</td><td>{e(r.format_interval())}</td><td>{c.excluded.get(v, 0)}</td></tr>"
                       for v, r in ((c.a, c.rate_a), (c.b, c.rate_b)))
-            + f"</tbody></table><p>차이 ({e(c.b)} − {e(c.a)}) {pct(c.difference)}{interval}</p>"
+            + "</tbody></table>"
+            + (f"<p id='paired'><b>짝지은 차이 ({e(c.b)} − {e(c.a)}) {pct(c.paired.difference)}, 95% 구간 "
+               f"[{pct(c.paired.interval[0])}, {pct(c.paired.interval[1])}]</b> · 짝 {c.paired.pairs}쌍 · 불일치 짝: {e(c.a)}에서만 어긋남 "
+               f"{c.paired.only_a} · {e(c.b)}에서만 어긋남 {c.paired.only_b}</p><p class='note'>{e(c.paired.how())}</p>" if c.paired else "")
+            + f"<p>두 비율의 차이 ({e(c.b)} − {e(c.a)}) {pct(c.difference)}{interval}"
+            + (" (독립 표본으로 본 구간)" if c.paired else "") + "</p>"
             f"<p>검정 {e(c.test)}, p = {'—' if c.p_value is None else f'{c.p_value:.4g}'}</p>"
             f"<h3>움직인 판정 코드 (짝지은 시나리오)</h3><ul>{moved}</ul>"
             "<p class='note'>두 버전의 대화를 같은 팀이 만들었으므로 차이는 비교 절차가 동작함을 보일 뿐 프롬프트 품질을 증명하지 못합니다.</p></section>"
@@ -58,7 +63,9 @@ def sections(board: Board) -> str:
         rows = "".join(
             f"<tr><td><code>{e(r.get('turn_no'))}</code></td><td>{e(r.get('cue_phrase'))}</td><td>{e(r.get('user_text'))}</td>"
             f"<td>{e(r.get('reply_text'))}</td><td>{e(r.get('persona_code'))}</td>"
-            f"<td>{e(DECISION_WORDS.get(r.get('reviewer_decision'), ''))}{(' · ' + e(r['reviewer_note'])) if r.get('reviewer_note') else ''}</td></tr>"
+            f"<td>{e(DECISION_WORDS.get(r.get('reviewer_decision'), ''))}{(' · ' + e(r['reviewer_note'])) if r.get('reviewer_note') else ''}"
+            + "".join(f"<div class='def'>{e(who)} {e(DECISION_WORDS.get(d.get('decision'), ''))}</div>"
+                      for who, d in (r.get("decisions") or {}).items()) + "</td></tr>"
             for r in queue
         )
         out.append(f"<section id='review'><h2>검토 대기열 — 사용자가 설정을 바꿔 부른 턴</h2>"

@@ -46,6 +46,12 @@ class Domain:
     """(input_dir, a, b, character=None) → Comparison; for domains with prompt versions."""
     review: Callable[..., object] | None = None
     """(input_dir) → (review queue frame, candidate count, sample size)."""
+    synthetic_note: str = ""
+    """What a synthetic input means for this domain's figures (shown only when the input is synthetic)."""
+    tagger: Callable[[list[dict]], str | None] = lambda rows: None
+    """(verdict rows) → the tagger they were judged with, pinned in the report (None: the domain has none)."""
+    fitted: Callable[[Any], list[str]] = lambda facts: []
+    """(`evals.disclosures.RunFacts`) → disclosures of what was fitted to this run's data."""
 
     @property
     def name(self) -> str:
@@ -93,13 +99,36 @@ class Domain:
         norm, judged, config = self.spec.load(input_dir, day)
         return self.spec.run_checks(judged, rows, config), Judged([], norm.quarantine, norm.reconciliation(), judged)
 
-    def report(self, rows, golden, checks, quarantine, reconciliation, scope, judged=None):
-        """The golden-agreement report; `judged` is the input the rows were checked against (`Judged.normalised`), if any."""
+    def report(self, rows, golden, checks, quarantine, reconciliation, scope, judged=None, *, golden_path=None,
+               input_dir=None, sample=None, decisions=None):
+        """The golden-agreement report; `judged` is the input the rows were checked against (`Judged.normalised`), if any.
+        The rest is what `finish_report` records of the run."""
         build_report, _ = self.reporting()
         config = self.spec.load_config()
         tables = self.report_tables(judged, config) if self.report_tables and judged is not None else {}
-        return build_report(rows, golden, checks=checks, quarantine=quarantine, reconciliation=reconciliation,
-                            config=config, scope=scope, **tables)
+        report = build_report(rows, golden, checks=checks, quarantine=quarantine, reconciliation=reconciliation,
+                              config=config, scope=scope, **tables)
+        return self.finish_report(report, rows, golden, config=config, golden_path=golden_path,
+                                  tables=dict(judged.tables) if judged is not None else None,
+                                  input_dir=input_dir, sample=sample, decisions=decisions)
+
+    def finish_report(self, report, rows, golden, *, config, golden_path=None, tables=None, input_dir=None, sample=None,
+                      decisions=None):
+        """What every report path adds to a built report, the same way (`verdicts agree`, `verdicts eval`,
+        the admin pages, the Dagster report): the pinned inputs, the disclosures that fit the run, the
+        manual checks' samples (`tables`: the judged input; None: unknown) and, given, the stored decisions."""
+        from evals.disclosures import disclose, facts_of
+        from evals.manual_checks import attach, fill_decisions
+        from evals.pins import pin_run
+
+        tagger = self.tagger(rows)
+        report.pins = pin_run(config, golden_path, golden, tagger)
+        facts = facts_of(report, golden, input_dir, tagger, sample)
+        disclose(report, facts, self.synthetic_note, self.fitted(facts))
+        attach(report, rows, tables)
+        if decisions is not None:
+            fill_decisions(report, decisions)
+        return report
 
     def load_golden(self, path: Path) -> list[dict]:
         return self.reporting()[1](path)

@@ -38,8 +38,45 @@ def extras(domain: Domain, input_dir: Path, judged, report) -> dict:
     return {"tagger_agreement": {name: a.to_dict() for name, a in results.items()}}
 
 
+FITTED_VOCABULARIES = {"lexicon": "lexicon.yaml", "kiwi": "topic_lemmas.yaml"}
+"""Taggers whose vocabulary (in rules/live_pick/) was written with the sample chat in view."""
+
+
+def tagger(rows: list[dict]) -> str | None:
+    """The tagger(s) the rows were judged with, from their provenance (gold when none says), with
+    the vocabulary file's hash for a tagger that reads one."""
+    from collections import Counter
+
+    from evals.pins import file_pin
+
+    used = Counter((r.get("provenance") or {}).get("tagger", "gold") if isinstance(r.get("provenance"), dict) else "gold"
+                   for r in rows if isinstance(r, dict))
+    if not used:
+        return None
+    folder = Path(SPEC.engine.__file__).parent
+
+    def named(name: str) -> str:
+        vocab = FITTED_VOCABULARIES.get(name)
+        return f"{name} ({vocab} sha256:{file_pin(folder / vocab)[:12]})" if vocab else name
+
+    return ", ".join(named(t) for t, _ in used.most_common())
+
+
+def fitted(facts) -> list[str]:
+    """Verdicts judged with a tagger fitted to the sample, on that sample, carry figures fitted to it."""
+    names = [t for t in FITTED_VOCABULARIES if facts.tagger and facts.tagger.startswith(t)]
+    if not (names and facts.sample_data):
+        return []
+    return [f"이 실행의 태그는 {names[0]} 태거가 본문에서 읽었고, 그 어휘({FITTED_VOCABULARIES[names[0]]})는 이 샘플 채팅을 보며 썼습니다. "
+            "이 태그로 낸 판정 수치는 표본에 맞춘 값이라 새 채팅에서 같은 값이 나온다는 뜻이 아닙니다."]
+
+
+SYNTHETIC_NOTE = "채팅 로그, 캐릭터 설정표, 시청자 관계 기록도 규칙을 쓴 같은 손으로 만들었습니다. 실제 선별 품질은 실제 방송 채팅과 운영자 선택이 있어야 잴 수 있습니다."
+"""Shown when the input is synthetic (the sample data, or generated)."""
+
+
 DOMAIN = Domain(
-    SPEC, reporting, board, generate,
+    SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One verdict per judged chat line: which three lines each character answers per 30-second window, and why the others were left out.",
-    preview=preview, extras=extras,
+    preview=preview, extras=extras, tagger=tagger, fitted=fitted,
 )

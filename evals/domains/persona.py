@@ -77,8 +77,12 @@ def extras(domain: Domain, input_dir: Path, judged, report) -> dict:
     return {"prompt_comparison": comparison.to_dict()}
 
 
+SYNTHETIC_NOTE = "대화와 캐릭터 설정도 규칙을 쓴 같은 손으로 만들었습니다. 실제 일관성 품질은 실제 대화 로그가 있어야 잴 수 있습니다."
+"""Shown when the input is synthetic (the sample data, or generated)."""
+
+
 DOMAIN = Domain(
-    SPEC, reporting, board, generate,
+    SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
     preview=preview, extras=extras, compare=compare, review=review,
 )

@@ -30,8 +30,12 @@ def preview(rows: list[dict]) -> str:
     return md_table(["event_id", "session_id", "surface_key", "verdict", "matched", "reason"], shown) if shown else ""
 
 
+SYNTHETIC_NOTE = "이벤트 로그와 접점 목록도 규칙을 쓴 같은 손으로 만들었습니다. 실제 재시도 탐지 품질은 실제 사용 로그와 제품 담당자의 표시가 있어야 잴 수 있습니다."
+"""Shown when the input is synthetic (the sample data, or generated)."""
+
+
 DOMAIN = Domain(
-    SPEC, reporting, board, generate,
+    SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One verdict per event: did the user try again (same text, reworded, across surfaces) or finish in one go?",
     preview=preview,
 )

@@ -4,6 +4,8 @@
   default `./var` under the working directory.
 - `WAREHOUSE_URL`: SQLAlchemy URL of the warehouse; default SQLite in `VERDICTS_HOME`.
 - `VERDICTS_RAW_DIR`: root of the raw logs, one folder per domain; default the sample data.
+- `VERDICTS_ADMIN_URL`: where `verdicts serve` answers (e.g. `http://127.0.0.1:8765`), for links
+  from the Dagster UI to the admin pages; default none.
 """
 
 from __future__ import annotations
@@ -32,3 +34,7 @@ def raw_dir() -> Path:
 
 def reports_dir() -> Path:
     return verdicts_home() / "reports"
+
+
+def admin_url() -> str:
+    return (os.environ.get("VERDICTS_ADMIN_URL") or "").strip().rstrip("/")

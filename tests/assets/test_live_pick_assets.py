@@ -70,9 +70,25 @@ def test_report_is_written_and_shown_as_markdown(tmp_path):
     assert "판정 일치" in md and "38 / 40 (95.0%)" in md and "Cohen's kappa" in md
     folder = tmp_path / "reports" / "live_pick" / DAY1
     assert {p.name for p in folder.iterdir()} == {"report.md", "report.html", "report.json", "board.html"}
-    assert mats[0].materialization.metadata["board"].value == (folder / "board.html").resolve().as_uri()
+    # No admin address configured: no file:// link (a browser will not open it from the Dagster UI), but how to get one.
+    board = mats[0].materialization.metadata["board"].value
+    assert "file://" not in board and "VERDICTS_ADMIN_URL" in board and str(folder / "board.html") in board
     data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert {w["id"] for w in data["wrong_cases"]} == {"MSG-20260908-2401", "MSG-20260908-2405"}
+
+
+def test_report_links_the_served_admin_pages_when_their_address_is_configured(tmp_path):
+    from dagster import UrlMetadataValue
+
+    from assets.resources.reports import ReportsResource
+
+    res = {**resources_in(tmp_path), "reports": ReportsResource(root=str(tmp_path / "reports"), admin_url="http://127.0.0.1:8765/")}
+    result = _run(res, DAY1)
+    meta = next(m for m in result.get_asset_materialization_events()
+                if m.asset_key == AssetKey(["live_pick", "agreement_report"])).materialization.metadata
+    assert isinstance(meta["board"], UrlMetadataValue)
+    assert meta["board"].value == f"http://127.0.0.1:8765/admin/live_pick/runs/day-{DAY1}/board"
+    assert meta["report_page"].value == f"http://127.0.0.1:8765/admin/live_pick/runs/day-{DAY1}/report"
 
 
 def test_a_day_without_data_gives_empty_tables_not_a_failure(tmp_path):

@@ -268,8 +268,10 @@ def test_persona_excluded_turns_are_listed_with_their_reason(pages):
 def test_handoff_header_aggregates_and_held_rooms(pages):
     html, page = pages("handoff")
     _, _, report, _ = sample_parts("handoff")
-    aggregates = dict(report.extra_sections)["하루 집계"]
-    top = html.split("<div class='layout'>")[0]
+    heading, aggregates = next((h, b) for h, b in report.extra_sections if h.startswith("집계"))
+    # The sample holds five days of rooms: the header says so and is not "하루 집계" (a day's).
+    assert heading == "집계 · 5일 (2026-09-30 ~ 2026-10-05)" and f"<h2>{heading}</h2>" in html and "하루 집계" not in html
+    top = html.split("<div class='layout")[0]
     for name, n in B.md_table_rows(aggregates)[1:]:
         assert f"<span>{name}</span><b>{n}</b>" in top
     held = " ".join(page.texts["quarantine"].split())

@@ -450,3 +450,21 @@ def test_the_written_pages_forbid_every_inline_script_but_their_own(chromium, tm
         screenshot(page, tmp_path, "report_retry_csp")
     finally:
         chromium.close_page(page)
+
+
+@pytest.mark.skipif(not available("handoff"), reason="handoff not registered")
+def test_the_handoff_board_lays_verdicts_out_in_columns_with_the_held_column_last(chromium, tmp_path):
+    from rules.handoff import verdicts as V
+
+    page = chromium.open(write_page(tmp_path, "handoff", render_board(sample_board("handoff"))))
+    try:
+        boxes = page.evaluate("""Array.from(document.querySelectorAll('.columns > details.group'),
+            g => { const r = g.getBoundingClientRect(); return [g.dataset.groupVerdict, r.x, r.y, r.width]; })""")
+        assert [b[0] for b in boxes] == [*V.ORDER, V.HELD]
+        assert len({round(b[2]) for b in boxes}) == 1  # one row: side by side, not stacked
+        assert all(a[1] + a[3] <= b[1] + 1 for a, b in zip(boxes, boxes[1:]))
+        assert page.evaluate("document.querySelector('.aggregates h2').innerText") == "집계 · 5일 (2026-09-30 ~ 2026-10-05)"
+        screenshot(page, tmp_path, "board_handoff_columns")
+        nothing_ran(page)
+    finally:
+        chromium.close_page(page)

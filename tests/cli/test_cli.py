@@ -526,10 +526,12 @@ def test_markdown_shows_percent_only_when_the_denominator_is_at_least_10(judged,
             continue
         n, d = m["ratio"]["numerator"], m["ratio"]["denominator"]
         value, interval = _md_metric_cells(md, m["name"])[1:3]
+        if m["census"]:  # a count of everything in scope (checks, quarantined rows) has no interval
+            assert interval == "표본 아님 (전수)" and m["ratio"]["wilson_low"] is None
         if d >= 10:
             large += 1
             assert value == f"{n} / {d} ({n / d * 100:.1f}%)"
-            assert re.fullmatch(r"\[\d+\.\d%, \d+\.\d%\]", interval)
+            assert m["census"] or re.fullmatch(r"\[\d+\.\d%, \d+\.\d%\]", interval)
         else:
             small += 1
             assert value == f"{n} / {d}"

@@ -43,6 +43,33 @@ def test_demo_runs_every_sample_day_and_prints_where_the_reports_are(tmp_path):
     assert f"{23:5d}  one_shot" in out.stdout
     handoff = tmp_path / "home" / "reports" / "handoff" / "2026-10-01" / "report.md"
     assert f"report: {handoff}" in out.stdout
+    _reports_say_only_what_their_day_shows(tmp_path / "home" / "reports")
+
+
+SEED_CHECKS = {"persona": {"persona.1", "persona.2"}, "live_pick": {"live_pick.1", "live_pick.2"}, "retry": set(),
+               "handoff": {"handoff.1", "handoff.2"}}
+"""The manual checks (수동 검증) seeds 000–003 define; seed 002 (retry) defines none."""
+
+
+def _reports_say_only_what_their_day_shows(reports) -> None:
+    """No criterion verdict on a day with nothing judged; no manual check the seed does not define."""
+    import json
+
+    days = sorted(reports.glob("*/????-??-??/report.json"))
+    empty = 0
+    for path in days:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        md = (path.parent / "report.md").read_text(encoding="utf-8")
+        keys = {m["key"] for m in data["metrics"] if m["key"]}
+        assert keys == SEED_CHECKS[data["domain"]], path
+        if data["domain"] == "retry":
+            assert "사람이 확인" not in md and "시드는 수동 검증" in md, path
+        if data["empty"]:
+            empty += 1
+            assert not [m["name"] for m in data["metrics"] if m["status"] in ("기준 충족", "기준 미달", "측정 불가")], path
+            assert not any(word in md for word in ("기준 충족", "기준 미달", "✅ 통과")), path
+            assert "이 범위에는 판정한 항목이 없습니다" in md, path
+    assert len(days) == 38 and empty == 26  # the sample's days: most domains have data on only a few of them
 
 
 def test_demo_on_postgresql_fills_the_warehouse_and_a_second_run_changes_no_count(tmp_path, postgres_url):

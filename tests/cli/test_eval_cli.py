@@ -108,7 +108,10 @@ def test_dagster_job_takes_the_same_settings_as_run_config(baseline, tmp_path, m
     from orchestration.evaluation import eval_job
     from assets.resources.raw_files import RawFilesResource
 
-    resources = {"raw_files": RawFilesResource(root=str(SEEDS)), "reports": ReportsResource(root=str(tmp_path / "reports"))}
+    from assets.resources.warehouse import WarehouseResource
+
+    resources = {"raw_files": RawFilesResource(root=str(SEEDS)), "reports": ReportsResource(root=str(tmp_path / "reports")),
+                 "warehouse": WarehouseResource(url=f"sqlite:///{tmp_path / 'wh.sqlite'}")}
     config = {"domains": ["live_pick"], "baseline": str(baseline), "margin": 0.02}
     result = eval_job.execute_in_process(run_config={"ops": {"run_evaluation": {"config": config}}}, resources=resources)
     assert result.success

@@ -200,13 +200,14 @@ def test_scenario_pairs_use_mcnemars_exact_test():
     assert (c.rate_b.numerator, c.rate_b.denominator) == (3, 19)
 
 
-def test_a_repeated_scenario_pairs_its_first_turn_only():
+def test_a_scenario_with_several_turns_pairs_them_turn_by_turn_in_one_cluster():
     f = frame([("A", "S-1", V.AGE_CONFLICT), ("A", "S-1", V.CONSISTENT), ("B", "S-1", V.CONSISTENT), ("B", "S-1", V.JOB_CONFLICT)])
     c = compare(f)
-    assert c.pairs == 1
-    assert c.table == [[0, 1], [0, 0]]
-    assert c.moved == {f"{V.AGE_CONFLICT} → {V.CONSISTENT}": 1}
+    assert c.pairs == 2 and c.paired.clusters == 1 and c.paired.clustered
+    assert c.table == [[0, 1], [1, 0]]
+    assert c.moved == {f"{V.AGE_CONFLICT} → {V.CONSISTENT}": 1, f"{V.CONSISTENT} → {V.JOB_CONFLICT}": 1}
     assert (c.rate_a.denominator, c.rate_b.denominator) == (2, 2)
+    assert "Durkalski" in c.test and c.p_value is None  # the cluster's discordant pairs cancel out
 
 
 def test_first_means_earliest_in_time_not_in_the_frame():

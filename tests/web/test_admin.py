@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from evals.diff import diff_runs
-from evals.manual_checks import check_by_key, fill_person_metrics, sample
+from evals.manual_checks import check_by_key, fill_decisions, sample
 from evals.trace import cited_rows, transcript
 from evals import domains
 from assets.resources import decisions
@@ -60,10 +60,12 @@ def test_samples_are_reproducible_and_persona_matches_the_review_queue():
 def test_person_metric_is_filled_as_agreed_over_decided(live_pick):
     judged, report = live_pick
     ids = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)
-    stored = {"live_pick.1": {ids[0]: {"decision": "agree"}, ids[1]: {"decision": "disagree"}, ids[2]: {"decision": "note"}}}
+    assert report.manual["live_pick.1"]["ids"] == ids  # the report drew the same sample
+    stored = {"live_pick.1": {ids[0]: {"kim": {"decision": "agree"}}, ids[1]: {"kim": {"decision": "disagree"}},
+                              ids[2]: {"kim": {"decision": "note"}}}}
     import copy
 
-    filled = fill_person_metrics(copy.deepcopy(report), {"live_pick.1": ids, "live_pick.2": ids}, stored)
+    filled = fill_decisions(copy.deepcopy(report), stored)
     m = next(m for m in filled.metrics if m.key == "live_pick.1")
     assert (m.ratio.numerator, m.ratio.denominator) == (1, 2) and m.ratio.wilson is not None
     untouched = next(m for m in filled.metrics if m.key == "live_pick.2")
@@ -83,12 +85,15 @@ def test_diff_names_changed_items_and_moved_metrics(live_pick):
 def test_decisions_replace_earlier_ones(url_kind, tmp_path, request):
     url = f"sqlite:///{tmp_path / 'wh.sqlite'}" if url_kind == "sqlite" else request.getfixturevalue("postgres_url")
     engine = _engine(url)
-    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="agree")
-    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="disagree", note="아님")
-    got = decisions.read(engine, "handoff")
-    assert got["handoff.2"]["R-1"]["decision"] == "disagree" and got["handoff.2"]["R-1"]["note"] == "아님"
+    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="agree", reviewer="kim")
+    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="disagree", note="아님", reviewer="kim")
+    decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="agree", reviewer="lee")
+    got = decisions.read(engine, "handoff")["handoff.2"]["R-1"]
+    assert got["kim"]["decision"] == "disagree" and got["kim"]["note"] == "아님" and got["lee"]["decision"] == "agree"
     with pytest.raises(ValueError):
-        decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="maybe")
+        decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="maybe", reviewer="kim")
+    with pytest.raises(ValueError):
+        decisions.record(engine, domain="handoff", check_key="handoff.2", item_id="R-1", decision="agree", reviewer="  ")
 
 
 @pytest.fixture
@@ -146,17 +151,18 @@ def test_cli_review_and_the_page_share_the_decision_store(client, tmp_path):
     judged = domains.get("live_pick").judge_dir(SEEDS / "live_pick")
     item = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)[0]
     code, _, err = run("review", "live_pick", "--input", SEEDS / "live_pick", "--check", "live_pick.1", "--decide", f"{item}=agree",
-                       "--note", "넘겼습니다", "--out", tmp_path / "review.jsonl")
+                       "--note", "넘겼습니다", "--reviewer", "kim", "--out", tmp_path / "review.jsonl")
     assert code == 0, err
     assert "decided 1, agreed 1" in err
     written = [json.loads(x) for x in (tmp_path / "review.jsonl").read_text(encoding="utf-8").splitlines()]
     assert next(r for r in written if r["msg_id"] == item)["reviewer_decision"] == "agree"
     page = client.get("/admin/live_pick/runs/all/review/live_pick.1").text
-    assert "판단 1건" in page
+    assert "판단한 항목 1건" in page
     report = client.get("/admin/live_pick/runs/all/report").text
     assert "1 / 1" in report
     other = next(i for i in sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables) if i != item)
-    saved = client.post("/admin/live_pick/runs/all/review/live_pick.1", data={"item": other, "decision": "disagree"}, follow_redirects=False)
+    saved = client.post("/admin/live_pick/runs/all/review/live_pick.1", data={"item": other, "decision": "disagree", "reviewer": "lee"},
+                        follow_redirects=False)
     assert saved.status_code == 303
     code, _, err = run("review", "live_pick", "--input", SEEDS / "live_pick", "--check", "live_pick.1")
     assert code == 0 and "decided 2, agreed 1" in err
@@ -185,10 +191,38 @@ def test_the_nightly_report_fills_person_checked_rows_from_stored_decisions(tmp_
     judged = d.judge_dir(SEEDS / "live_pick", day=day)
     ids = sample(check_by_key("live_pick.1"), judged.rows, judged.normalised.tables)
     engine = res["warehouse"].engine
-    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[0], decision="agree")
-    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[1], decision="disagree")
+    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[0], decision="agree", reviewer="kim")
+    decisions.record(engine, domain="live_pick", check_key="live_pick.1", item_id=ids[1], decision="disagree", reviewer="kim")
     assert materialise_day(live_pick_assets.assets, res, day).success
     report = json.loads((tmp_path / "reports" / "live_pick" / day / "report.json").read_text(encoding="utf-8"))
     metric = next(m for m in report["metrics"] if m["key"] == "live_pick.1")
     assert (metric["ratio"]["numerator"], metric["ratio"]["denominator"]) == (1, 2)
     assert any(c["id"] == "1.verdict_enum" and "enum" in c["title"] and "확인합니다" in c["title"] for c in report["checks"])
+
+
+def test_a_diff_against_an_upload_on_another_golden_file_says_so_at_the_top(client):
+    """Two runs on different pinned inputs: the admin diff says which at its top; per item it still
+    says regressed / improved against each run's own labels."""
+    import time
+
+    client.get("/admin/retry?token=s3cret")
+    files = []
+    for f in sorted((SEEDS / "retry").glob("*.jsonl")):
+        data = f.read_bytes()
+        if f.name == "golden.jsonl":  # EV-1002 relabelled one_shot: the verdict now matches its label
+            data = data.replace(b'"EV-1002", "verdict": "reworded_retry"', b'"EV-1002", "verdict": "one_shot"')
+        files.append(("files", (f.name, data)))
+    posted = client.post("/admin/retry/upload", files=files, follow_redirects=False)
+    upload = posted.headers["location"].rsplit("/", 1)[-1]
+    for _ in range(600):
+        if client.get(f"/admin/retry/uploads/{upload}/status").json()["state"] == "done":
+            break
+        time.sleep(0.1)
+    page = client.get(f"/admin/retry/diff?a=all&b=up-{upload}").text
+    top = page[:page.index("id='items'")]
+    assert "두 실행의 고정 입력이 다릅니다" in top and "골든 라벨이 다릅니다" in top
+    assert "규칙 설정이 다릅니다" not in top
+    # The verdict did not move, only its label: the item is the same, marked as relabelled where listed.
+    everything = client.get(f"/admin/retry/diff?a=all&b=up-{upload}&view=all").text
+    row = everything[everything.index("EV-1002"):]
+    assert "라벨 바뀜" in row[:row.index("</tr>")] and "data-kind='same'" in everything[:everything.index("EV-1002")].rsplit("<tr", 1)[-1]

@@ -142,28 +142,51 @@ def test_admin_pages_end_to_end(service, browser_page, tmp_path):
     assert page.locator("#transcript tbody tr").count() >= 5  # the whole 30-second window
     shot(page, "04-item")
 
-    # A manual-check decision, then the report's person-checked row reads 1 / 1.
+    # Two reviewers decide the same item; the second sees the first's decision only after deciding.
     review = upload_board.replace("/board", "/review/live_pick.1")
     page.goto(review)
+    assert page.locator("article.review-item form.decide").count() == 0  # no name yet: nothing to decide with
+    page.locator("form.who input[name=reviewer]").fill("kim")
+    page.locator("form.who button[type=submit]").click()
+    page.wait_for_load_state()
     first = page.locator("article.review-item").first
     item_id = first.get_attribute("data-item")
     first.locator("input[value=agree]").check()
     first.locator("input[name=note]").fill("운영자가 실제로 넘겼습니다")
     first.locator("button[type=submit]").click()
     page.wait_for_load_state()
-    assert "판단 1건" in page.locator("#tally").inner_text()
-    assert "동의" in page.locator(f"article[data-item='{item_id}'] .decided").inner_text()
+    assert "판단한 항목 1건" in page.locator("#tally").inner_text()
+    assert "동의" in page.locator(f"article[data-item='{item_id}'] .decided").first.inner_text()
+    page.goto(review + "?reviewer=lee")
+    mine = page.locator(f"article[data-item='{item_id}']")
+    assert "다른 검토자 1명이 판단했습니다" in mine.inner_text() and "kim" not in mine.inner_text()
+    mine.locator("input[value=agree]").check()
+    mine.locator("button[type=submit]").click()
+    page.wait_for_load_state()
+    mine = page.locator(f"article[data-item='{item_id}']")
+    assert "kim" in mine.inner_text() and "다수 판단: 동의" in mine.inner_text()
+    team = page.locator("#team").inner_text()
+    assert "kim" in team and "lee" in team and "1 / 20" in team and "n=1" in team
     shot(page, "05-review")
+    exported = page.request.get(review + "/decisions.csv")
+    lines = exported.text().splitlines()
+    assert exported.ok and "msg_id" in lines[0] and "pick_id" in lines[0]
+    assert sorted(x.split(",")[3] for x in lines[1:] if x.startswith(f"live_pick,live_pick.1,{item_id},")) == ["kim", "lee"]
     page.goto(upload_board.replace("/board", "/report"))
     metric = page.locator("tr[data-metric^='지금 답변할 질문을 운영자가']")
     assert "1 / 1" in metric.inner_text() and "판단" in metric.locator("td.status").inner_text()
+    assert "kim–lee" in page.locator("#manual").inner_text()
     assert page.locator("#next").count() == 1 and page.locator("#golden table.pairs").count() == 1
+    assert page.locator("#pins").count() == 1
     shot(page, "06-report")
 
-    # The diff of two days.
+    # The diff of two days: the "different only" view, regressions first; every item on request.
     page.goto(f"{base}/admin/live_pick/diff?a=day-2026-09-08&b=day-2026-09-09")
     assert page.locator("#metrics tbody tr").count() > 0
-    assert "이전에만 있는 항목" in page.content()
+    assert "다른 것만" in page.locator("#items h2").inner_text() and "이전에만" in page.locator("#tally").inner_text()
+    kinds = [k for k in page.locator("#items tbody tr").evaluate_all("rows => rows.map(r => r.dataset.kind)")]
+    order = ["regressed", "changed", "improved", "only_before", "only_after"]
+    assert kinds == sorted(kinds, key=order.index) and "same" not in kinds
     shot(page, "07-diff")
 
     # A file with a column missing from every row: named on the page, which stays usable.

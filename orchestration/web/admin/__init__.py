@@ -147,4 +147,5 @@ def routes(config: WebConfig) -> list:
         Route("/admin/{domain}/runs/{run}/items/{item}", g(item.item_page)),
         Route("/admin/{domain}/runs/{run}/review/{check}", g(review.review_page)),
         Route("/admin/{domain}/runs/{run}/review/{check}", g(review.decide), methods=["POST"]),
+        Route("/admin/{domain}/runs/{run}/review/{check}/decisions.{format}", g(review.export)),
     ]

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from evals.board import e, value_html
-from evals.manual_checks import DECISION_WORDS, checks_of
+from evals.manual_checks import DECISION_WORDS, checks_of, item_review
 from evals.report import label
 from evals.trace import cited_rows, transcript
 from orchestration.web.admin.page import domain_crumbs, label_chip, page, url
@@ -53,7 +53,7 @@ async def item_page(request: Request) -> Response:
         stored = decisions_of(request, domain)
         lis = "".join(
             f"<li><a href='{e(url(domain, 'runs', key, 'review', c.key))}#r-{e(item_id)}'><code>{e(c.key)}</code> {e(c.title)}</a> — "
-            f"{e(DECISION_WORDS.get(stored.get(c.key, {}).get(item_id, {}).get('decision'), '판단 전'))}</li>" for c in sampled)
+            f"{_decided(stored.get(c.key, {}).get(item_id, {}))}</li>" for c in sampled)
         body.append(f"<section id='manual'><h2>수동 검증 표본</h2><ul>{lis}</ul></section>")
     verdicts = {i: label(r.get(spec.verdict_key)) for i, r in run.by_id.items()}
     t = transcript(domain, row, run.tables, verdicts)
@@ -69,6 +69,15 @@ async def item_page(request: Request) -> Response:
         body.append("<section id='transcript'><h2>대화 흐름</h2><p class='empty'>이 항목 주변의 입력 행을 찾지 못했습니다.</p></section>")
     crumbs = domain_crumbs(domain, (run.title, url(domain, "runs", key, "board")), (item_id, None))
     return page(request, f"{domain} · {item_id}", "".join(body), crumbs)
+
+
+def _decided(votes: dict) -> str:
+    """The item's majority, and who decided what."""
+    review = item_review(votes)
+    if not votes:
+        return "판단 전"
+    who = ", ".join(f"{e(r)} {e(DECISION_WORDS.get(v['decision'], ''))}" for r, v in review["decisions"].items())
+    return f"{e(DECISION_WORDS.get(review['reviewer_decision'], '판단 전'))} ({who})"
 
 
 def _verdict_link(run, item_id, verdicts: dict, order) -> str:

@@ -11,16 +11,19 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from evals import augment
 from evals.board import Served, e, render_board
-from evals.manual_checks import checks_of, fill_person_metrics
-from evals.fidelity import basis_of, next_steps
-from evals.report import PERSON, label, rows_by_id
+from evals.manual_checks import checks_of, fill_decisions, item_review
+from evals.fidelity import basis_of
+from evals.next_steps import next_steps
+from evals.pins import pins_text
+from evals.render import EMPTY_NOTICE, NO_MANUAL, check_result, manual_lines
+from evals.report import PERSON, by_step, label, rows_by_id, values_text
 from evals.shared_metrics import AGREEMENT
 from evals.stats import label_order
 from evals import domains
 from assets.resources import decisions
 from orchestration.web.admin import uploads
 from orchestration.web.admin.page import (
-    DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, ratio_cells, remember_token, url,
+    DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, remember_token, url,
 )
 from orchestration.web.admin.runs import Run, run_title
 from orchestration.web.security import nonce_of
@@ -39,10 +42,10 @@ def decisions_of(request: Request, domain: str) -> dict:
 
 
 def filled_report(request: Request, run: Run):
-    """The run's report with the person-checked rows filled from the stored decisions."""
+    """The run's report with the person-checked rows filled from the stored decisions (the cached report is left as it is)."""
     report = copy.copy(run.report)
-    report.metrics = list(report.metrics)
-    return fill_person_metrics(report, run.samples, decisions_of(request, run.domain))
+    report.metrics, report.reviewers = list(report.metrics), dict(report.reviewers)
+    return fill_decisions(report, decisions_of(request, run.domain))
 
 
 def headline(run: Run) -> dict:
@@ -197,8 +200,7 @@ async def board_page(request: Request) -> Response:
     board.report = report
     if board.review is not None:  # persona's queue shows what people decided
         stored = decisions_of(request, domain).get("persona.1", {})
-        queue = [{**r, "reviewer_decision": stored.get(r["turn_no"], {}).get("decision"),
-                  "reviewer_note": stored.get(r["turn_no"], {}).get("note")} for r in board.review[0]]
+        queue = [{**r, **item_review(stored.get(r["turn_no"], {}))} for r in board.review[0]]
         board.review = (queue, *board.review[1:])
     bar = (nav(_crumbs(run, "board")) + f"<div class='admin-bar'>{run_links(run, 'board')}{other_runs(request, run, 'board')}</div>")
     served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i))
@@ -214,38 +216,42 @@ async def report_page(request: Request) -> Response:
     spec = run.spec
     item = lambda i: url(domain, "runs", key, "items", i)  # noqa: E731
     body = [f"<div class='admin-bar'>{run_links(run, 'report')}{other_runs(request, run, 'report')}</div>",
-            f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(run.rows)}건</p>"]
-    if not run.rows:
-        body.append("<p class='empty-run' role='note'><b>이 범위에는 판정한 항목이 없습니다.</b> 아래 자동 검증은 검사할 판정이 없어 통과로 나온 것이고, "
-                    "격리 수치는 날마다 다시 읽는 기준 데이터의 행입니다.</p>")
+            f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {report.judged_count}건</p>"]
+    pins = pins_text(report.pins)
+    if pins:
+        body.append("<p class='pins' id='pins'>고정 입력 " + " · ".join(f"{e(what)} <code>{e(value)}</code>" for what, value in pins) + "</p>")
+    if report.empty:
+        body.append(f"<p class='empty-run' role='note'><b>{e(EMPTY_NOTICE)}</b></p>")
     if report.honesty:
         body.append("<section><h2>정직하게 밝혀 둘 점</h2><ul>" + "".join(f"<li>{e(h)}</li>" for h in report.honesty) + "</ul></section>")
     rows = []
     for n, m in enumerate(report.metrics):
-        value, interval = ratio_cells(m.ratio)
-        cases = [w for w in report.wrong_cases if w.metric == m.name]
+        cases = [w for w in report.wrong_cases if m.name in (w.metrics or [w.metric])]
         drill = ""
         if m.status.startswith(PERSON) and m.key:
             drill = f"<a href='{e(url(domain, 'runs', key, 'review', m.key))}'>표본 검토</a>"
         elif cases:
-            drill = f"<a href='#cases-{n}'>틀린 사례 {len(cases)}건</a>"
+            drill = f"<a href='#cases'>틀린 사례 {len(cases)}건</a>"
         basis = basis_of(domain, m)
         rows.append(f"<tr id='m-{n}' data-metric='{e(m.name)}'><td><b>{e(m.name)}</b><div class='def'>{e(m.definition)}"
-                    + (f" · {e(m.note)}" if m.note else "") + f"</div></td><td class='num'>{e(value)}</td><td class='num'>{e(interval)}</td>"
+                    + (f" · {e(m.note)}" if m.note else "") + f"</div></td><td class='num'>{e(m.value_text())}</td><td class='num'>{e(m.interval_text())}</td>"
                     f"<td>{e(m.criterion)}</td><td class='status'>{e(m.status)}</td>"
                     f"<td><b>{e(m.rests_on)}</b><div class='def'>{e(basis)}</div></td><td>{drill}</td></tr>")
     body.append("<section id='metrics'><h2>지표</h2><div class='wide'><table class='metrics'><thead><tr><th>지표</th><th>값 (분자 / 분모)</th>"
                 "<th>95% Wilson</th><th>기준</th><th>판정</th><th>무엇에 기대나 · 한계</th><th>사례</th></tr></thead>"
                 f"<tbody>{''.join(rows)}</tbody></table></div></section>")
-    steps = next_steps(report, has_rows=bool(run.rows))
+    steps = next_steps(report)
     body.append("<section id='next'><h2>다음 할 일</h2>" + ("<ol>" + "".join(f"<li>{e(s)}</li>" for s in steps) + "</ol>" if steps
-                                                          else "<p>기준 미달·얇은 분모·실패한 검증이 없습니다.</p>") + "</section>")
-    for n, m in enumerate(report.metrics):
-        cases = [w for w in report.wrong_cases if w.metric == m.name]
-        if cases:
-            lis = "".join(f"<li><a href='{e(item(w.id))}'><code>{e(w.id)}</code></a> 정답 {e(w.gold)} → 판정 {e(w.predicted)} · 갈라진 단계: {e(w.step)}</li>"
-                          for w in cases)
-            body.append(f"<section id='cases-{n}' class='cases'><h2>틀린 사례 · {e(m.name)} <span class='n'>{len(cases)}건</span></h2><ul>{lis}</ul></section>")
+                                                          else "<p>기준 미달·얇은 분모·실패한 검증·틀린 사례가 없습니다.</p>") + "</section>")
+    body.append(_manual_section(run, report))
+    if report.wrong_cases:
+        groups = "".join(
+            f"<h3>{e(step)} <span class='n'>{len(cases)}건</span></h3><ul>"
+            + "".join(f"<li><a href='{e(item(w.id))}'><code>{e(w.id)}</code></a> 정답 {label_chip(w.gold, spec.order)} → 판정 {label_chip(w.predicted, spec.order)}"
+                      + (f"<div class='def'>가른 값 <code>{e(values_text(w.values))}</code></div>" if w.values else "")
+                      + f"<div class='def'>지표: {e(', '.join(w.metrics or [w.metric]))}</div></li>" for w in cases)
+            + "</ul>" for step, cases in by_step(report.wrong_cases).items())
+        body.append(f"<section id='cases' class='cases'><h2>틀린 사례 <span class='n'>{len(report.wrong_cases)}건 · 갈라진 단계별</span></h2>{groups}</section>")
     body.append(_side_by_side(run, item))
     if report.has_golden and report.gold:
         labels = label_order(report.gold, report.predicted, report.labels)
@@ -258,13 +264,25 @@ async def report_page(request: Request) -> Response:
         body.append(f"<section id='confusion'><h2>혼동 행렬 (행: 정답, 열: 판정)</h2><div class='wide'><table><thead><tr><th></th>{head}</tr></thead>"
                     f"<tbody>{cells}</tbody></table></div><p>Cohen's kappa {'—' if kappa is None else f'{kappa:.3f}'}</p>"
                     f"<table><thead><tr><th>판정</th><th>정밀도</th><th>재현율</th></tr></thead><tbody>{pr}</tbody></table></section>")
-    checks = "".join(f"<li class='{'pass' if c.passed else 'fail'}'><span class='mark'>{'통과' if c.passed else '실패'}</span> <code>{e(c.id)}</code> {e(c.title)}"
+    checks = "".join(f"<li class='{'pass' if c.passed else 'fail'}'><span class='mark'>{e(check_result(report, c.passed))}</span> <code>{e(c.id)}</code> {e(c.title)}"
                      + ("" if c.passed else f"<div class='failing'>{e(c.detail)}</div>") + "</li>" for c in report.checks)
-    body.append(f"<section id='checks'><h2>자동 검증 <span class='n'>{sum(c.passed for c in report.checks)} / {len(report.checks)} 통과</span></h2>"
+    vacuous = " (검사할 판정 없음)" if report.empty else ""
+    body.append(f"<section id='checks'><h2>자동 검증 <span class='n'>{sum(c.passed for c in report.checks)} / {len(report.checks)} 통과{vacuous}</span></h2>"
                 f"<ol class='checks'>{checks}</ol></section>")
     counts = "".join(f"<tr><td>{label_chip(k, spec.order)}</td><td class='num'>{v}</td></tr>" for k, v in report.verdict_counts.items())
     body.append(f"<section id='counts'><h2>판정 분포</h2><table><tbody>{counts}</tbody></table></section>")
     return page(request, f"{domain} 골든 일치 리포트 · {run.title}", "".join(body), _crumbs(run, "report"))
+
+
+def _manual_section(run: Run, report) -> str:
+    """The manual checks the seed defines: each one's sample, the team's progress and agreement, and links."""
+    parts = []
+    for key, title, lines in manual_lines(report):
+        links = (f"<a href='{e(url(run.domain, 'runs', run.key, 'review', key))}'>표본 검토</a> · "
+                 f"<a href='{e(url(run.domain, 'runs', run.key, 'review', key, 'decisions.csv'))}'>판단 CSV</a> · "
+                 f"<a href='{e(url(run.domain, 'runs', run.key, 'review', key, 'decisions.json'))}'>JSON</a>")
+        parts.append(f"<h3><code>{e(key)}</code> {e(title)}</h3><ul>" + "".join(f"<li>{e(x)}</li>" for x in lines) + f"</ul><p>{links}</p>")
+    return "<section id='manual'><h2>수동 검증 · 사람이 봅니다</h2>" + ("".join(parts) or f"<p class='empty'>{e(NO_MANUAL)}</p>") + "</section>"
 
 
 def _side_by_side(run: Run, item) -> str:

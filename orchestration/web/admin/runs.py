@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Callable
 
 from evals.board import Board, BoardSpec, board_spec
-from evals.manual_checks import checks_of, sample
 from evals import domains
 from orchestration.web.config import WebConfig
 
@@ -166,10 +165,12 @@ class Runs:
         checks, gated = domain.check_dir(folder, judged.rows, day=day)
         progress(STAGES[3])
         scope = f"{domain_name} · {run_title(key, from_sample)}"
-        report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised)
+        # Decisions are filled when a page is shown (`pages.filled_report`): they change without the files changing.
+        report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised,
+                               golden_path=golden_path if golden is not None else None, input_dir=folder, sample=from_sample)
         extra = board_spec(domain_name).gather(domain, folder, judged) if key == "all" or key.startswith("up-") else {}
         tables = dict(judged.normalised.tables)
         board = Board(domain_name, judged.rows, report, sample=from_sample, **extra)
         run = Run(domain_name, key, folder, day, from_sample, judged.rows, board, tables, golden)
-        run.samples = {c.key: sample(c, judged.rows, tables) for c in checks_of(domain_name)}
+        run.samples = {k: drawn["ids"] for k, drawn in report.manual.items()}
         return run
