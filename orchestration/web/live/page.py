@@ -13,6 +13,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from orchestration.web.live import feeds
 from orchestration.web.pages import head, static_files
 from orchestration.web.security import origin_ok, token_ok
 
@@ -25,6 +26,7 @@ PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", 
   <span id="totals" class="totals"></span>
   <a class="totals" href="/suggestions">설정표 조정 제안 →</a>
 </header>
+<section id="feeds" class="feeds" hidden></section>
 <main>
   <section class="flow">
     <h2>채팅 흐름</h2>
@@ -80,13 +82,14 @@ def pick_up(config):
 
 def status(config):
     """The service's counts (lines received, windows pushed, lines judged, quarantined, late), its
-    open windows, and its judging helper: `ready`, `starting`, `off` (one core, or turned off) or
-    `failed` (its windows are judged in the service)."""
+    open windows, its judging helper: `ready`, `starting`, `off` (one core, or turned off) or
+    `failed` (its windows are judged in the service), and the chat feeds' counts (`feeds`)."""
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
         service = request.app.state.live
         return JSONResponse({**service.counts, "open_windows": len(service.deadlines),
-                             "judge_helper": await service.run(service.helper_state)})
+                             "judge_helper": await service.run(service.helper_state),
+                             "feeds": feeds.snapshot(request.app)})
 
     return endpoint

@@ -264,5 +264,42 @@
     }
   }
 
+  // -- chat feeds (verdicts listen): their counts from /live/status ------------------------------------
+  const PLATFORM = { chzzk: "치지직", youtube: "유튜브", twitch: "트위치" };
+  function showFeeds(feeds) {
+    const box = $("feeds");
+    box.hidden = !feeds.length;
+    box.replaceChildren();
+    let acked = 0;
+    for (const f of feeds) {
+      acked += f.acknowledged;
+      const state = !f.live ? "gone" : f.connected ? "live" : "down";
+      const row = el("div", "feed");
+      row.dataset.feed = f.feed;
+      row.dataset.state = state;
+      row.append(el("b", null, `${PLATFORM[f.platform] || f.platform} ${f.channel} → ${f.character_id}`),
+                 el("span", "feed-state", state === "live" ? "연결됨" : state === "down" ? "다시 연결 중" : "소식 없음"),
+                 el("span", "feed-counts", `받음 ${f.received} · 보냄 ${f.sent} · 확인 ${f.acknowledged} · 격리 ${f.quarantined}` +
+                    ` · 중복 ${f.duplicates}(따로 셈) · 재연결 ${f.reconnects}` + (f.unpriced ? ` · 환율 없음 ${f.unpriced}` : "")));
+      box.append(row);
+    }
+    const accounted = totals.judged + totals.quarantined + totals.late;
+    const sum = el("div", accounted === acked ? "feed-sum ok" : "feed-sum waiting",
+                   `확인된 줄 ${acked} · 판정 ${totals.judged} + 격리 ${totals.quarantined} + 늦게 온 줄 ${totals.late} = ${accounted}` +
+                   (accounted === acked ? " ✓ 모두 셈" : ` · ${acked - accounted}줄 구간 닫힘 대기`));
+    sum.dataset.acked = String(acked);
+    sum.dataset.accounted = String(accounted);
+    if (feeds.length) box.append(sum);
+  }
+  async function pollFeeds() {
+    const headers = token ? { "x-verdicts-token": token } : {};
+    try {
+      const res = await fetch("/live/status", { headers });
+      if (res.ok) showFeeds((await res.json()).feeds || []);
+    } catch (e) { /* the service is restarting: the socket's status says so */ }
+    setTimeout(pollFeeds, 2000);
+  }
+
   connect();
+  pollFeeds();
 })();
