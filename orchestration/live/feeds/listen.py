@@ -61,11 +61,13 @@ def listen(platform: str, channel: str, character_id: str, to: str, token: str |
     """Run until SIGINT/SIGTERM; then wait for every line sent to be acknowledged. 0: all were; 1: some were not."""
     rates = load_rates(rates_path)
     source = source_of(platform, channel, credentials or {}, endpoint)
-    threading.Thread(target=analyser, name="question-analyser", daemon=True).start()  # loads beside the connecting
+    loading = threading.Thread(target=analyser, name="question-analyser", daemon=True)
+    loading.start()  # the analyser (seconds) loads while the ingest socket connects, and before the platform's does:
     counts = FeedCounts(platform, channel, character_id)
     sink = IngestSink(to, token, counts, progress=progress)
     reporter = Reporter(counts, sink, status_url(to), token, progress=progress).start()
     taker = Taker(counts, sink, character_id, rates, tz)
+    loading.join()  # a line taken before it is ready would wait for it, late for its window
 
     async def main() -> None:
         stop = asyncio.Event()

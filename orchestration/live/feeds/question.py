@@ -27,7 +27,7 @@ QUESTION_ENDINGS = frozenset({
     "는지요", "은지", "은지요", "ᆯ지", "ᆯ지요", "을지", "을지요", "래", "래요", "ᆯ래", "ᆯ래요", "을래", "을래요", "대", "대요",
 })
 """Final endings (as the analyser writes them) that ask. -래/-대 ask when they end a sentence ("뭐래", "같이 할래")."""
-QUESTION_WORDS = frozenset({"뭐", "무엇", "뭣", "언제", "어디", "누구", "누", "왜", "어떻", "어떻게", "어떡하", "얼마", "몇", "무슨", "어느", "어떤", "웬"})
+QUESTION_WORDS = frozenset({"뭐", "무엇", "뭣", "언제", "어디", "누구", "누", "왜", "어떻", "어떻게", "어떡하", "얼마", "얼마나", "몇", "무슨", "어느", "어떤", "웬"})
 DEGREE_ADVERBS = frozenset({"이렇", "그렇", "저렇", "이렇게", "그렇게", "저렇게", "이리", "그리", "저리"})
 """After 왜 these make an exclamation ("왜 이렇게 좋아"), not a question."""
 CURIOUS = frozenset({"궁금", "궁금하"})
