@@ -28,13 +28,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SAMPLE_HORIZON = 10 * 365 * 86400.0
+"""The sample broadcast was recorded in September 2026: tests that send it as recorded widen the late
+horizon to reach it (by default a line of a window closed over 10 minutes before it arrives is quarantined)."""
+
+
 class Service:
     """`verdicts serve` on its own warehouse; `start()` again after `kill()` restarts it on the same port."""
 
-    def __init__(self, tmp: Path, *args: str, token: str | None = None, window_seconds: int | None = None):
+    def __init__(self, tmp: Path, *args: str, token: str | None = None, window_seconds: int | None = None,
+                 late_horizon: float | None = SAMPLE_HORIZON):
         self.tmp = tmp
         self.port = free_port()
         self.args = list(args)
+        if late_horizon is not None:
+            self.args += ["--late-horizon", str(late_horizon)]
         if window_seconds is not None:
             rules = tmp / "rules.yaml"
             text = (ROOT / "rules" / "live_pick" / "config.yaml").read_text(encoding="utf-8")
@@ -91,10 +99,31 @@ def worker_service(tmp_path: Path, name: str, clock, **settings):
     from orchestration.web.config import WebConfig
     from orchestration.web.live.service import LiveService
 
+    from orchestration.web.live.delivery import DeliveryLog
+
     service = LiveService(WebConfig(**{"tags": "gold", "warehouse_url": f"sqlite:///{tmp_path / name}", **settings}), clock=clock)
     service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
     service._recover()
+    service.delivery = DeliveryLog(1)
     return service
+
+
+def feed(service, texts: list[str]):
+    """The worker's step for lines that arrived as one frame of one connection: landed and absorbed
+    (no event loop); what absorbing made (`service.Absorbed`)."""
+    from orchestration.web.live.frames import screened
+    from orchestration.web.live.service import Origin
+
+    _, failed, absorbed = service._ingest([(Origin(), 1, [screened(t) for t in texts])])
+    assert not failed
+    return absorbed
+
+
+def lines(*texts: str) -> list:
+    """Lines as an ingest frame holds them (`frames.Line`)."""
+    from orchestration.web.live.frames import screened
+
+    return [screened(t) for t in texts]
 
 
 def sample_lines() -> list[str]:

@@ -106,7 +106,7 @@ def test_console_shows_windows_evidence_pickups_and_survives_a_restart(chromium_
         replayer.wait(timeout=60)
         out = replayer.stdout.read()
         assert replayer.returncode == 0, out
-        assert "240 lines sent, all acknowledged durable" in out
+        assert "240 lines sent, 240 acknowledged stored (all)" in out, out
         page.locator("#open .open-window").first.wait_for(state="detached", timeout=20000)
         page.evaluate("() => window.scrollTo(0, 0)")
         shot = tmp_path / "console.png"

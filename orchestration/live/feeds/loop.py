@@ -34,9 +34,7 @@ log = logging.getLogger(__name__)
 SEEN_IDS = 200_000
 """Message ids remembered to tell a redelivery (the oldest forgotten first): a few tens of MB at most."""
 SEND_EVERY_S = 0.05
-"""Lines that arrive within this of each other go in one frame."""
-FRAME_BYTES = 40 * 1024
-"""A frame's lines stay under this, inside the ingest client's 48 KiB frames, so one send is one frame."""
+"""Lines that arrive within this of each other go in one batch (the ingest client frames it)."""
 REPORT_EVERY_S = 1.0
 
 
@@ -82,23 +80,9 @@ class Seen:
         return True
 
 
-def one_frame_chunks(texts: list[str], limit: int = FRAME_BYTES) -> list[list[str]]:
-    out, cur, size = [], [], 2
-    for t in texts:
-        n = len(t.encode("utf-8")) + 1
-        if cur and size + n > limit:
-            out.append(cur)
-            cur, size = [], 2
-        cur.append(t)
-        size += n
-    if cur:
-        out.append(cur)
-    return out
-
-
 class IngestSink:
-    """Sends lines through an `IngestClient` from a thread of its own, one frame per batch, and
-    counts lines acknowledged from the client's count of frames acknowledged."""
+    """Sends lines through an `IngestClient` from a thread of its own, a batch of lines at a time, and
+    takes the counts of lines sent, acknowledged stored and quarantined from the client."""
 
     def __init__(self, url: str, token: str | None, counts: FeedCounts, retry_for: float = 3600.0,
                  progress: Callable[[str], None] = lambda s: print(s, file=sys.stderr)):
@@ -106,9 +90,6 @@ class IngestSink:
 
         self.counts = counts
         self.lines: queue.Queue[str | None] = queue.Queue()
-        self.frame_lines: list[int] = []  # lines of each frame sent, in order
-        self._acked_frames_seen = 0
-        self._acked_lines = 0
         self.client = IngestClient(url, token, progress=progress, retry_for=retry_for)
         self.thread = threading.Thread(target=self._send, name="feed-ingest", daemon=True)
         self.thread.start()
@@ -132,18 +113,12 @@ class IngestSink:
                     self.lines.put(None)
                     break
                 batch.append(nxt)
-            for chunk in one_frame_chunks(batch):
-                self.frame_lines.append(len(chunk))
-                self.client.send(chunk)
-                self.counts.add(sent=len(chunk))
+            self.client.send(batch)  # kept until acknowledged stored; sent again after a reconnect or an error
 
     def refresh(self) -> None:
-        """Bring `acknowledged` and `quarantined` up to what the client has been told."""
-        acked = self.client.acked_frames
-        while self._acked_frames_seen < min(acked, len(self.frame_lines)):
-            self._acked_lines += self.frame_lines[self._acked_frames_seen]
-            self._acked_frames_seen += 1
-        self.counts.set(acknowledged=self._acked_lines, quarantined=len(self.client.quarantined))
+        """Bring `sent`, `acknowledged` and `quarantined` up to what the client has counted."""
+        c = self.client.summary()
+        self.counts.set(sent=c["sent"], acknowledged=c["acknowledged"], quarantined=c["quarantined"])
 
     def close(self, timeout: float = 30.0) -> bool:
         """Send what is queued, wait for every frame to be acknowledged; True when all were."""

@@ -17,9 +17,8 @@ from starlette.routing import Route
 from orchestration.live.feeds.counts import FeedCounts
 from orchestration.live.feeds.line import Message
 from orchestration.live.feeds.listen import read_credentials
-from orchestration.live.feeds.loop import Backoff, IngestSink, Seen, Taker, one_frame_chunks, run_feed, status_url
+from orchestration.live.feeds.loop import Backoff, IngestSink, Seen, Taker, run_feed, status_url
 from orchestration.live.feeds.rates import load_rates
-from orchestration.live.ingest_client import frames_of
 from orchestration.web.config import WebConfig
 from orchestration.web.live import feeds as board
 from rules.common.config import ConfigError
@@ -43,13 +42,6 @@ def test_seen_forgets_the_oldest_ids_first():
     s = Seen(size=2)
     assert s.add("a") and s.add("b") and not s.add("a")
     assert s.add("c") and s.add("a")  # "a" was forgotten when "c" came
-
-
-def test_one_frame_chunks_stay_one_frame_each_for_the_ingest_client():
-    texts = [json.dumps({"msg_id": f"m{i}", "body": "가" * 3000}, ensure_ascii=False) for i in range(40)]
-    chunks = one_frame_chunks(texts)
-    assert sum(chunks, []) == texts and len(chunks) > 1
-    assert all(len(frames_of(c)) == 1 for c in chunks)
 
 
 class ListSink:
@@ -111,29 +103,19 @@ def test_a_dropped_platform_connection_is_made_again_and_counted():
 
 
 class Client:
-    """What the sink reads of an IngestClient: its frames sent and the count acknowledged."""
+    """What the sink reads of an IngestClient: its summary of lines."""
 
-    def __init__(self):
-        self.sent: list[list[str]] = []
-        self.acked_frames = 0
-        self.quarantined: list[dict] = []
-
-    def send(self, texts):
-        self.sent.append(list(texts))
+    def __init__(self, summary: dict):
+        self.summary = lambda: summary
 
 
-def test_the_sink_counts_lines_acknowledged_from_frames_acknowledged():
+def test_the_sink_takes_its_line_counts_from_the_ingest_client():
     counts = FeedCounts("chzzk", "ch", "CH-0007")
     sink = IngestSink.__new__(IngestSink)
-    sink.counts, sink.frame_lines, sink._acked_frames_seen, sink._acked_lines = counts, [3, 1, 2], 0, 0
-    sink.client = Client()
-    sink.client.acked_frames = 2
-    sink.client.quarantined = [{"msg_id": "x"}]
+    sink.counts = counts
+    sink.client = Client({"sent": 6, "acknowledged": 4, "quarantined": 1, "resent": 2, "errors": 0, "reconnects": 1, "frames": 3})
     sink.refresh()
-    assert (counts.acknowledged, counts.quarantined) == (4, 1)
-    sink.client.acked_frames = 3
-    sink.refresh()
-    assert counts.acknowledged == 6
+    assert (counts.sent, counts.acknowledged, counts.quarantined) == (6, 4, 1)
 
 
 def test_status_url_is_beside_the_ingest_socket():

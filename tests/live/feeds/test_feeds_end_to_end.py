@@ -1,8 +1,8 @@
 """Each platform's recorded broadcast, played by a local stand-in that speaks the platform's protocol,
 read by `verdicts listen` (the real client library where one is used) and fed into a real `verdicts
 serve`: it ends in windows on the console with every line accounted for — sent = acknowledged =
-judged + quarantined + late, the redelivered lines counted apart as duplicates — and the feed's counts
-on `/live/status`. No network: every address is on this machine."""
+judged + quarantined + late (on the console and in the store's own figures), the redelivered lines
+counted apart as duplicates — and the feed's counts on `/live/status`. No network: every address is on this machine."""
 
 from __future__ import annotations
 
@@ -103,6 +103,10 @@ def test_a_platform_broadcast_ends_in_windows_with_every_line_accounted_for(tmp_
     assert feed["reconnects"] >= expect["reconnects"] and feed["skipped"] == expect["skipped"], feed
     assert feed["unpriced"] == expect.get("unpriced", 0), feed
     assert feed["quarantined"] == len(quarantined) == 0, quarantined
+    # the store's own figures for the broadcast agree: nothing pending, no copy reached it
+    store = st["broadcasts"]["CH-0007"]
+    assert store["received"] == store["judged"] + store["quarantined"] + store["late"] == feed["acknowledged"], store
+    assert store["judged"] == len(judged) and store["late"] == len(late) and store["duplicates"] == store["pending"] == 0, store
     assert code == 0, log.read_text()  # stopped with everything acknowledged
     # the console saw the lines as the platform wrote them: platform-qualified viewers, donations in won
     chat = {line["msg_id"]: line for f in frames if f["type"] == "chat" for line in f["lines"]}
