@@ -64,6 +64,7 @@ def listen(platform: str, channel: str, character_id: str, to: str, token: str |
     loading = threading.Thread(target=analyser, name="question-analyser", daemon=True)
     loading.start()  # the analyser (seconds) loads while the ingest socket connects, and before the platform's does:
     counts = FeedCounts(platform, channel, character_id)
+    progress(f"listen {platform}:{channel} → {character_id} via {to} (waiting for the service if it is not up yet)")
     sink = IngestSink(to, token, counts, progress=progress)
     reporter = Reporter(counts, sink, status_url(to), token, progress=progress).start()
     taker = Taker(counts, sink, character_id, rates, tz)
@@ -76,7 +77,6 @@ def listen(platform: str, channel: str, character_id: str, to: str, token: str |
             loop.add_signal_handler(sig, stop.set)
         await run_feed(source, taker, counts, stop, Backoff(), progress=progress)
 
-    progress(f"listen {platform}:{channel} → {character_id} via {to}")
     try:
         asyncio.run(main())
     finally:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import queue
 import random
 import sys
@@ -29,7 +28,6 @@ from orchestration.live.feeds.counts import FeedCounts
 from orchestration.live.feeds.line import Message, line_text, live_chat_line, unpriced
 from orchestration.live.feeds.rates import DonationRates
 
-log = logging.getLogger(__name__)
 
 SEEN_IDS = 200_000
 """Message ids remembered to tell a redelivery (the oldest forgotten first): a few tens of MB at most."""

@@ -17,7 +17,6 @@ Credentials: none.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 from datetime import datetime, timezone

@@ -18,7 +18,7 @@ STALE_S = 10.0
 MAX_FEEDS = 64
 
 
-def board(app) -> dict[str, dict]:
+def board(app) -> dict[tuple[str, str], tuple[dict, float]]:
     if not hasattr(app.state, "feed_board"):
         app.state.feed_board = {}
     return app.state.feed_board
@@ -49,7 +49,7 @@ def snapshot(app, now: float | None = None) -> list[dict]:
     for report, at in board(app).values():
         age = now - at
         out.append({**report, "age_s": round(age, 1), "live": age < STALE_S})
-    return sorted(out, key=lambda r: r["feed"])
+    return sorted(out, key=lambda r: (r["feed"], r["character_id"]))
 
 
 def receive(config):
@@ -66,9 +66,10 @@ def receive(config):
         if isinstance(report, str):
             return JSONResponse({"error": report}, status_code=400)
         feeds = board(request.app)
-        if report["feed"] not in feeds and len(feeds) >= MAX_FEEDS:  # forget the longest silent
+        key = (report["feed"], report["character_id"])  # one channel may feed two characters' consoles
+        if key not in feeds and len(feeds) >= MAX_FEEDS:  # forget the longest silent
             del feeds[min(feeds, key=lambda k: feeds[k][1])]
-        feeds[report["feed"]] = (report, time.monotonic())
+        feeds[key] = (report, time.monotonic())
         return JSONResponse({"ok": True})
 
     return endpoint

@@ -8,7 +8,6 @@ import asyncio
 import json
 import random
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette

@@ -108,6 +108,13 @@ def test_a_platform_broadcast_ends_in_windows_with_every_line_accounted_for(tmp_
     assert store["received"] == store["judged"] + store["quarantined"] + store["late"] == feed["acknowledged"], store
     assert store["judged"] == len(judged) and store["late"] == len(late) and store["duplicates"] == store["pending"] == 0, store
     assert code == 0, log.read_text()  # stopped with everything acknowledged
+    # it resumed where the platform allows
+    if platform == "chzzk":
+        assert fake.recent_asked == 1  # the recent chat, asked for once, after the one reconnect
+    elif platform == "youtube":  # the refused page asked for again from its own token, never from the start
+        assert fake.polls.count("c3") == 2 and sum(not (p or "").startswith("c") for p in fake.polls) == 1, fake.polls
+    else:
+        assert len(fake.subscriptions) == 2  # twitchio subscribed again on the new session
     # the console saw the lines as the platform wrote them: platform-qualified viewers, donations in won
     chat = {line["msg_id"]: line for f in frames if f["type"] == "chat" for line in f["lines"]}
     assert set(chat) == ids
