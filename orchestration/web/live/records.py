@@ -334,6 +334,15 @@ def delivered(engine: sa.Engine, after: tuple[int, int], through: tuple[int, int
     return None if len(rows) > limit else rows
 
 
+def holds_delivery(engine: sa.Engine, epoch: int, seq: int) -> bool:
+    """Whether frame `seq` of `epoch` is on record (0: the epoch's start, on record when the epoch is)."""
+    d = store.deliveries
+    with engine.connect() as conn:
+        if seq == 0:
+            return conn.execute(sa.select(sa.func.count()).select_from(store.epochs).where(store.epochs.c.epoch == epoch)).scalar_one() > 0
+        return conn.execute(sa.select(sa.func.count()).select_from(d).where(d.c.epoch == epoch, d.c.seq == seq)).scalar_one() > 0
+
+
 def window_delivery(engine: sa.Engine, character_id: str, window_start: str) -> tuple[int, int] | None:
     """Where a window's frame stands in the order frames were sent (its first sending), None when never sent."""
     d, w = store.deliveries, store.windows

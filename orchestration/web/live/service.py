@@ -532,6 +532,8 @@ class LiveService:
         except Exception:  # noqa: BLE001 - each frame on its own: one that cannot be stored fails alone
             log.exception("landing a batch of %d frames failed; landing them one by one", len(todo))
             for origin, frame_no, lines in todo:
+                if any(o is origin for o, _ in failed):  # after a frame not stored, nothing of its sender is:
+                    continue  # what is stored stays a run of frames from the first, and it sends them all again
                 try:
                     landed.append((origin, frame_no, self._land(self._entries(origin, frame_no, lines), now)))
                 except Exception:  # noqa: BLE001 - told to the sender, who sends it again
@@ -994,8 +996,10 @@ class LiveService:
         if after_seq is not None:
             if epoch == mine and 0 <= after_seq <= through:
                 start = (mine, after_seq)
+            elif epoch is not None and 0 <= after_seq and epoch < mine and await self._read(records.holds_delivery, self.engine, epoch, after_seq):
+                start = (epoch, after_seq)  # numbered by an earlier run of the service: on record, so resumed across
             else:
-                told = {"too_old": "another run of the service numbered those frames" if epoch != mine else "no such frame"}
+                told = {"too_old": "no such frame on record" if epoch != mine else "no such frame"}
         elif after:
             character, _, window_start = after.rpartition("/")
             start = await self._read(records.window_delivery, self.engine, character, window_start) if character else None
@@ -1030,7 +1034,7 @@ class LiveService:
             records.delivered, self.engine, after, (mine, recorded), limit if limit is not None else 10**9)
         if stored is None:
             return None
-        if after[0] == mine and stored and stored[0][1] != after[1] + 1:
+        if stored and stored[0][0] == after[0] and stored[0][1] != after[1] + 1:
             return None  # pruned from the store
         tail = log_.held(max(recorded, after[1] if after[0] == mine else 0))
         if tail is None:
