@@ -142,3 +142,32 @@ def test_numbers_and_bytes_kept_for_resuming_consoles():
     assert log.held(0) is None and log.held(1) == [b, c], "recorded: the oldest left memory (the store has them)"
     log.unrecord([c])
     assert log.take_unrecorded() == [c]
+
+
+def test_consoles_are_bounded_and_history_never_waits_for_the_worker(tmp_path, monkeypatch):
+    """Past `max_consoles` a console is refused (503), and reading history does not queue behind the
+    worker: with the worker held busy for 8 s, a console still gets its history at once."""
+    server = InProcess(tmp_path, max_consoles=2).start()
+    try:
+        async def go():
+            held = [await websockets.connect(server.ws + "/ws/windows") for _ in range(2)]
+            with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+                await websockets.connect(server.ws + "/ws/windows")
+            assert refused.value.response.status_code == 503
+            for ws in held:
+                await ws.close()
+            await asyncio.sleep(0.2)
+            busy = asyncio.get_running_loop().run_in_executor(None, lambda: server.service.pool.submit(time.sleep, 8).result())
+            await asyncio.sleep(0.1)
+            started = time.monotonic()
+            async with websockets.connect(server.ws + "/ws/windows?after=CH-0007/nowhere") as ws:
+                kinds = [json.loads(await ws.recv())["type"], json.loads(await ws.recv())["type"]]
+            answered = time.monotonic() - started
+            await busy
+            return kinds, answered
+
+        kinds, answered = asyncio.run(go())
+        assert kinds == ["too_old", "resumed"]
+        assert answered < 6, f"history waited for the busy worker ({answered:.2f} s of its 8)"
+    finally:
+        server.stop()

@@ -24,6 +24,7 @@
   const lateSeen = new Set();
   const panelSeen = new Set();
   const PANEL_KEEP = 200;
+  const NUMBERED = new Set(["window", "late", "pickup", "quarantine"]);  // the frames a console must not miss
   const STALL_MS = 15000;      // three ticks without a word: the socket is taken as dead
   let lastKey = params.get("after");
   let epoch = null;            // the service's epoch, once `resumed` named it
@@ -104,7 +105,7 @@
     };
   }
   function handle(frame) {
-    if (frame.seq !== undefined && frame.epoch !== undefined) {
+    if (NUMBERED.has(frame.type)) {
       if (live && frame.epoch === epoch) {
         if (frame.seq <= lastSeq) return;            // held already
         if (frame.seq > lastSeq + 1) { askAgain(`gap ${lastSeq}→${frame.seq}`); return; }
