@@ -10,6 +10,8 @@
                    [--reviewer NAME] [--export DECISIONS.{csv,json}]
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now] [--to ws://HOST:PORT/ws/ingest]
+    verdicts listen chzzk|youtube|twitch CHANNEL --character CH-… [--to ws://HOST:PORT/ws/ingest] [--credentials FILE]
+                   [--rates RATES.yaml]
     verdicts live-close CHARACTER_ID
     verdicts suggest live_pick [--broadcast ID]
     verdicts apply SUGGESTION_ID [--by NAME]
@@ -139,6 +141,17 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--to", help="the live service's ingest socket, e.g. ws://127.0.0.1:8765/ws/ingest "
                                  "(default: append to the landing table); the token comes from VERDICTS_LIVE_TOKEN")
     rp.set_defaults(func=cmd_replay)
+
+    li = sub.add_parser("listen", help="feed a live broadcast's chat (Chzzk, YouTube Live, Twitch) into the live service")
+    li.add_argument("platform", choices=("chzzk", "youtube", "twitch"))
+    li.add_argument("channel", help="chzzk: the channel id; youtube: the live video's id or URL; twitch: the channel's login name")
+    li.add_argument("--character", required=True, help="the character_id the broadcast's lines are judged for, e.g. CH-0007")
+    li.add_argument("--to", default="ws://127.0.0.1:8765/ws/ingest",
+                    help="the live service's ingest socket (default ws://127.0.0.1:8765/ws/ingest); the token comes from VERDICTS_LIVE_TOKEN")
+    li.add_argument("--credentials", type=Path, help="KEY=VALUE file of the platform's credentials (the environment wins); see docs/feeds.md")
+    li.add_argument("--rates", type=Path, help="donation rate table (default: orchestration/live/feeds/donation_rates.yaml)")
+    li.add_argument("--endpoint", help="send the platform client's requests to this address instead (a local stand-in, as the tests do)")
+    li.set_defaults(func=cmd_listen)
 
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")
@@ -567,6 +580,27 @@ def _characters_in(path: Path) -> set[str]:
         if obj is not None and isinstance(obj.get("character_id"), str):
             out.add(obj["character_id"].strip())
     return out
+
+
+def cmd_listen(args) -> int:
+    from orchestration.live.feeds.listen import listen, read_credentials
+    from orchestration.web.config import TOKEN_ENV
+    from rules.common.config import ConfigError
+    from rules.live_pick.config import load_config
+
+    if not args.to.startswith(("ws://", "wss://")):
+        raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+    try:
+        credentials = read_credentials(args.credentials)
+        return listen(args.platform, args.channel, args.character.strip(), args.to, os.environ.get(TOKEN_ENV) or None,
+                      endpoint=args.endpoint, credentials=credentials, rates_path=str(args.rates) if args.rates else None,
+                      tz=load_config().timezone)
+    except (ValueError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    except RuntimeError as exc:  # a platform's refusal before anything was sent (missing credentials, unknown channel)
+        raise UsageError(f"listen {args.platform}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--to {args.to}: cannot connect ({exc})") from None
 
 
 def cmd_live_close(args) -> int:

@@ -4,7 +4,8 @@
   `judge_helper` and `ready`: the helper process that judges part of the windows, and what it hands back;
 - `windows`: the window buffer over the `rules/live_pick` engine; `records`: its warehouse tables;
 - `clients`: bounded per-console queues; `sockets`: the two WebSocket endpoints;
-- `page` and `static/`: the operator's page, its script and style.
+- `page` and `static/`: the operator's page, its script and style;
+- `feeds`: the counts the chat feeds (`verdicts listen`) report, shown on `/live/status` and the console.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from starlette.routing import Route, WebSocketRoute
 
 
 def routes(config) -> list:
-    from orchestration.web.live import page, sockets
+    from orchestration.web.live import feeds, page, sockets
     from rules.live_pick.config import load_config
 
     rules = load_config(str(config.rules_config) if config.rules_config else None)
@@ -26,6 +27,7 @@ def routes(config) -> list:
         Route("/live/static/{name}", page.static_file),
         Route("/live/pickup", page.pick_up(config), methods=["POST"]),
         Route("/live/status", page.status(config)),
+        Route("/live/feeds", feeds.receive(config), methods=["POST"]),
     ]
 
 

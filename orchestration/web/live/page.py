@@ -13,6 +13,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from orchestration.web.live import feeds
 from orchestration.web.pages import head, static_files
 from orchestration.web.security import origin_ok, token_ok
 
@@ -25,6 +26,7 @@ PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", 
   <span id="totals" class="totals"></span>
   <a class="totals" href="/suggestions">설정표 조정 제안 →</a>
 </header>
+<section id="feeds" class="feeds" hidden></section>
 <main>
   <section class="flow">
     <h2>채팅 흐름</h2>
@@ -87,10 +89,11 @@ def status(config):
     pending, in total, per character and per character's current broadcast), what this run of the
     service did since it started, its open windows, the newest frame number of its epoch, and its
     judging helper: `ready`, `starting`, `off` (one core, or turned off) or `failed` (its windows are
-    judged in the service)."""
+    judged in the service). The chat feeds' latest counts are under `feeds`
+    (`orchestration.web.live.feeds`)."""
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        return JSONResponse(await request.app.state.live.status())
+        return JSONResponse({**await request.app.state.live.status(), "feeds": feeds.snapshot(request.app)})
 
     return endpoint

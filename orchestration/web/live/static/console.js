@@ -341,5 +341,51 @@
     }
   }
 
+  // -- chat feeds (verdicts listen): their counts from /live/status ------------------------------------
+  const PLATFORM = { chzzk: "치지직", youtube: "유튜브", twitch: "트위치" };
+  function showFeeds(feeds, broadcasts) {
+    const box = $("feeds");
+    box.hidden = !feeds.length;
+    box.replaceChildren();
+    const acked = new Map();  // character → lines its feeds had acknowledged
+    for (const f of feeds) {
+      acked.set(f.character_id, (acked.get(f.character_id) || 0) + f.acknowledged);
+      const state = !f.live ? "gone" : f.connected ? "live" : "down";
+      const row = el("div", "feed");
+      row.dataset.feed = f.feed;
+      row.dataset.state = state;
+      row.append(el("b", null, `${PLATFORM[f.platform] || f.platform} ${f.channel} → ${f.character_id}`),
+                 el("span", "feed-state", state === "live" ? "연결됨" : state === "down" ? "다시 연결 중" : "소식 없음"),
+                 el("span", "feed-counts", `받음 ${f.received} · 보냄 ${f.sent} · 확인 ${f.acknowledged} · 격리 ${f.quarantined}` +
+                    ` · 중복 ${f.duplicates}(따로 셈) · 재연결 ${f.reconnects}` + (f.unpriced ? ` · 환율 없음 ${f.unpriced}` : "")));
+      box.append(row);
+    }
+    // per character: its feeds' acknowledged lines against the store's figures of its current broadcast
+    for (const [character, n] of acked) {
+      const c = broadcasts[character] || { judged: 0, quarantined: 0, late: 0, duplicates: 0, pending: 0 };
+      const accounted = c.judged + c.quarantined + c.late;
+      const ok = accounted === n && !c.pending;
+      const sum = el("div", ok ? "feed-sum ok" : "feed-sum waiting",
+                     `${character} 확인된 줄 ${n} · 판정 ${c.judged} + 격리 ${c.quarantined} + 늦게 온 줄 ${c.late} = ${accounted}` +
+                     (ok ? " ✓ 모두 셈" : c.pending ? ` · ${c.pending}줄 구간 닫힘 대기` : ` · ${n - accounted}줄 차이`));
+      sum.dataset.character = character;
+      sum.dataset.acked = String(n);
+      sum.dataset.accounted = String(accounted);
+      box.append(sum);
+    }
+  }
+  async function pollFeeds() {
+    const headers = token ? { "x-verdicts-token": token } : {};
+    try {
+      const res = await fetch("/live/status", { headers });
+      if (res.ok) {
+        const st = await res.json();
+        showFeeds(st.feeds || [], st.broadcasts || {});
+      }
+    } catch (e) { /* the service is restarting: the socket's status says so */ }
+    setTimeout(pollFeeds, 2000);
+  }
+
   connect();
+  pollFeeds();
 })();
