@@ -199,11 +199,12 @@ def busiest_day(domain: str) -> tuple[str, float]:
     """The seed sample's busiest day for the domain's main dataset and its share of the rows."""
     import pandas as pd
 
-    from evals.generate import dumps, seed_rows
+    from evals.generate import dumps, handoff, live_pick, persona, retry, seed_rows
     from rules.common.days import line_days
 
     spec = registry.get(domain).spec
-    raw = pd.DataFrame({"text": [dumps(r) for r in seed_rows(domain)[spec.event_dataset]]})
+    plan = {"persona": persona.PLAN, "live_pick": live_pick.PLAN, "retry": retry.PLAN, "handoff": handoff.PLAN}[domain]
+    raw = pd.DataFrame({"text": [dumps(r) for r in seed_rows(plan)[spec.event_dataset]]})
     counts = line_days(raw, spec.event_time, "Asia/Seoul").value_counts()
     return str(counts.index[0]), float(counts.iloc[0] / counts.sum())
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from rules.common.jsonl import parse_line
+from rules.common.bounded_json import parse_line
 from rules.common.korean import josa
 from schemas import load_schema, row_checker
 

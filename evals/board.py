@@ -46,6 +46,8 @@ class Board:
     domain: str
     rows: list[dict]
     report: Report
+    spec: "BoardSpec"
+    """The domain's layout (`Domain.board()`)."""
     sample: bool = False
     """Built from the sample data in seeds/<domain>/ because nothing was given."""
     comparison: Any = None
@@ -228,7 +230,7 @@ def render_board(board: Board, served: Served | None = None) -> str:
 
 
 def _render_board(board: Board, served: Served | None) -> str:
-    spec = board_spec(board.domain)
+    spec = board.spec
     report = board.report
     group_counts = counts(spec, board.rows)
     order = spec.order
@@ -461,13 +463,6 @@ def markdown_html(md: str) -> str:
     return "".join(out)
 
 
-def board_spec(domain: str) -> BoardSpec:
-    """The domain's layout, from its own module under `evals/boards/` (through the registry)."""
-    from evals.domains import get
-
-    return get(domain).board()
-
-
 def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False,
                    golden_path: Path | None = None, decisions: dict | None = None) -> str:
     """The page for a folder of <dataset>.jsonl files, judged and checked as `verdicts judge`/`validate` do.
@@ -482,4 +477,4 @@ def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *,
     report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised,
                            golden_path=golden_path, input_dir=input_dir, sample=sample or None, decisions=decisions)
     extra = domain.board().gather(domain, Path(input_dir), judged)
-    return render_board(Board(domain.name, judged.rows, report, sample=sample, **extra))
+    return render_board(Board(domain.name, judged.rows, report, domain.board(), sample=sample, **extra))

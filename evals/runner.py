@@ -269,7 +269,7 @@ def evaluate(names: list[str], input_root: Path, golden: list[str] | None, out_d
              decisions: Decisions | None = None) -> tuple[dict, Gate | None]:
     """run_eval, then (with a baseline) the gate, written to `<out>/gate.{md,json}`."""
     from evals import domains
-    from rules.live_pick.tags import canonical
+    from rules.live_pick.names import canonical
 
     canonical(tags)  # an unknown tagger name is a usage error before anything runs
     registered = domains.names()

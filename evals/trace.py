@@ -102,9 +102,10 @@ def _same(cell, value) -> bool:
     return isinstance(value, str) and trim(str(cell)) == trim(value)
 
 
-def cited_rows(domain: str, row: dict, tables: dict[str, pd.DataFrame]) -> list[CitedRow]:
-    """Each evidence item of `row` with the source file, line and id of the row it cites."""
-    spec, ids = _trace(domain), _ids(domain)
+def cited_rows(domain, row: dict, tables: dict[str, pd.DataFrame]) -> list[CitedRow]:
+    """Each evidence item of `row` with the source file, line and id of the row it cites (`domain`:
+    an `evals.domains.Domain`)."""
+    spec, ids = domain.board().trace, domain.spec.id_fields
     related = spec.related(row, tables)
     origins = spec.origins
     out = []
@@ -131,21 +132,10 @@ def cited_rows(domain: str, row: dict, tables: dict[str, pd.DataFrame]) -> list[
     return out
 
 
-def transcript(domain: str, row: dict, tables: dict[str, pd.DataFrame], verdicts: dict[str, str] | None = None) -> Transcript:
-    """The conversation around the item, its own row(s) marked; `verdicts` labels rows judged themselves."""
-    t = _trace(domain).transcript(row, tables)
+def transcript(domain, row: dict, tables: dict[str, pd.DataFrame], verdicts: dict[str, str] | None = None) -> Transcript:
+    """The conversation around the item, its own row(s) marked; `verdicts` labels rows judged
+    themselves (`domain`: an `evals.domains.Domain`)."""
+    t = domain.board().trace.transcript(row, tables)
     if verdicts:
         t.verdicts = {r["_id"]: verdicts[r["_id"]] for r in t.rows if r["_id"] in verdicts}
     return t
-
-
-def _trace(domain: str) -> TraceSpec:
-    from evals.board import board_spec
-
-    return board_spec(domain).trace
-
-
-def _ids(domain: str) -> dict[str, str]:
-    from evals.domains import get
-
-    return get(domain).spec.id_fields

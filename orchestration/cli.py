@@ -448,9 +448,9 @@ def cmd_review(args) -> int:
             decisions.record(engine, domain=args.domain, check_key=key, item_id=item_id, decision=decision, note=args.note,
                              scope=f"{args.domain} · {args.input}", reviewer=reviewer)
     stored = decisions.read(engine, args.domain).get(key, {})
-    from evals.board import board_spec
+    from evals.domains import get
 
-    spec = board_spec(args.domain)
+    spec = get(args.domain).board()
     by_id = {r[spec.id_field]: r for r in judged.rows if isinstance(r.get(spec.id_field), str)}
     if args.domain == "persona" and key == "persona.1":
         queue, candidates, size = _judge_input(domain, domain.review, args.input)
@@ -572,7 +572,7 @@ def cmd_replay(args) -> int:
 
 def _characters_in(path: Path) -> set[str]:
     """The character ids a recorded chat file's readable lines name."""
-    from rules.common.jsonl import parse_object
+    from rules.common.bounded_json import parse_object
 
     out = set()
     for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
@@ -740,7 +740,8 @@ def cmd_serve(args) -> int:
 
 
 def _preload_tagger(name: str) -> None:
-    from rules.live_pick.tags import canonical, tag_source
+    from rules.live_pick.names import canonical
+    from rules.live_pick.tags import tag_source
 
     try:
         if canonical(name) == "kiwi":

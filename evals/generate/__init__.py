@@ -17,10 +17,10 @@ import json
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from rules.common.gates import trim
+from rules.common.spec import DomainSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
@@ -36,6 +36,8 @@ class Plan:
     """How one domain's folder is built."""
 
     domain: str
+    spec: DomainSpec
+    """The domain's rules (`rules.<domain>.spec.SPEC`): the sample is gated by them."""
     main: str
     """The dataset whose line count is `rows`."""
     copied: dict[str, tuple[str, ...]]
@@ -45,14 +47,21 @@ class Plan:
     """dataset → three (reason_code, maker)."""
 
 
-@lru_cache(maxsize=None)
-def seed_rows(domain: str) -> dict[str, tuple[Row, ...]]:
-    """The seed sample's rows that pass the domain's gates, per dataset, in file order."""
-    from evals.domains import get
-    from rules.common.jsonl import parse_object
+_SEED_ROWS: dict[str, dict[str, tuple[Row, ...]]] = {}
 
-    folder = SEEDS / domain
-    quarantine = get(domain).judge_dir(folder).quarantine
+
+def seed_rows(plan: Plan) -> dict[str, tuple[Row, ...]]:
+    """The seed sample's rows that pass the domain's gates, per dataset, in file order (read once)."""
+    if plan.domain not in _SEED_ROWS:
+        _SEED_ROWS[plan.domain] = _seed_rows(plan)
+    return _SEED_ROWS[plan.domain]
+
+
+def _seed_rows(plan: Plan) -> dict[str, tuple[Row, ...]]:
+    from rules.common.bounded_json import parse_object
+
+    folder = SEEDS / plan.domain
+    quarantine = plan.spec.load(folder)[0].quarantine
     bad = set(zip(quarantine["dataset"], quarantine["line"].astype(int)))
     out = {}
     for path in sorted(folder.glob("*.jsonl")):
@@ -89,7 +98,7 @@ def block_suffix(tag: str, block: int) -> str:
 
 
 def _stream(plan: Plan, name: str, blocks: int, tag: str, limit: int | None) -> Iterator[Row]:
-    rows = seed_rows(plan.domain)[name]
+    rows = seed_rows(plan)[name]
     if name in plan.shared:
         yield from rows
         return
@@ -129,7 +138,7 @@ def build(plan: Plan, rows: int, seed: int, out_dir: Path) -> dict:
     """Write the folder; return {"rows": {dataset: lines}, "malformed": {dataset: [...]}}."""
     rng = random.Random(f"{plan.domain}:{seed}")
     tag = f"{rng.getrandbits(24):06x}"
-    per_block = len(seed_rows(plan.domain)[plan.main])
+    per_block = len(seed_rows(plan)[plan.main])
     valid_main = rows - len(plan.malformed[plan.main])
     if valid_main < 1:
         raise ValueError(f"rows must be at least {len(plan.malformed[plan.main]) + 1}")
@@ -137,9 +146,9 @@ def build(plan: Plan, rows: int, seed: int, out_dir: Path) -> dict:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     counts, malformed = {}, {}
-    for name in (plan.main, *sorted(n for n in seed_rows(plan.domain) if n != plan.main)):
+    for name in (plan.main, *sorted(n for n in seed_rows(plan) if n != plan.main)):
         limit = valid_main if name == plan.main else None
-        size = valid_main if name == plan.main else len(seed_rows(plan.domain)[name]) * (1 if name in plan.shared else blocks)
+        size = valid_main if name == plan.main else len(seed_rows(plan)[name]) * (1 if name in plan.shared else blocks)
         bad = plan.malformed[name]
         total = size + len(bad)
         malformed[name] = _write(out_dir / f"{name}.jsonl", _stream(plan, name, blocks, tag, limit), total, bad, rng, tag)

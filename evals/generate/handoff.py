@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.generate import Plan, build, repeated, truncated, with_fields
+from rules.handoff.spec import SPEC
 
 
 def _without_sent_at(prev: dict, fresh: str) -> dict:
@@ -17,7 +18,7 @@ def _without_sent_at(prev: dict, fresh: str) -> dict:
 
 
 PLAN = Plan(
-    domain="handoff",
+    domain="handoff", spec=SPEC,
     main="chat_messages",
     copied={"chat_messages": ("message_id", "room_id"), "rooms": ("room_id", "customer_id")},
     shared=("handoff_phrases", "help_articles"),

@@ -483,7 +483,7 @@ def generated(row: dict | None, dataset: str) -> bool:
 
 def contents(rooms: list[Room], folder: Path = SAMPLE) -> dict[str, str]:
     """Each file's text: its hand-written lines, then the generated ones."""
-    from rules.common.jsonl import parse_object
+    from rules.common.bounded_json import parse_object
 
     msgs = sorted(((m, r) for r in rooms for m in r.msgs), key=lambda p: (p[0].at, p[0].message_id))
     new = {

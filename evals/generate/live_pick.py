@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.generate import Plan, build, repeated, truncated, with_fields
+from rules.live_pick.spec import SPEC
 
 PLAN = Plan(
-    domain="live_pick",
+    domain="live_pick", spec=SPEC,
     main="live_chat",
     copied={"live_chat": ("msg_id", "viewer_id"), "viewer_relation": ("viewer_id",)},
     shared=("character_sheet",),

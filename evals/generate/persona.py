@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.generate import Plan, build, repeated, with_fields
+from rules.persona.spec import SPEC
 
 PLAN = Plan(
-    domain="persona",
+    domain="persona", spec=SPEC,
     main="turns",
     copied={"turns": ("turn_no", "scenario_id")},
     shared=("profiles",),

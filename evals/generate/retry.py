@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from evals.generate import Plan, build, repeated, with_fields
+from rules.retry.spec import SPEC
 
 PLAN = Plan(
-    domain="retry",
+    domain="retry", spec=SPEC,
     main="interaction_events",
     copied={"interaction_events": ("event_id", "session_id")},
     shared=("surface_catalog",),

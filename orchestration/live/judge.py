@@ -21,7 +21,8 @@ from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import judge, records
 from rules.live_pick.normalise import normalise
 from rules.live_pick.summaries import summary_counts, write_summaries
-from rules.live_pick.tags import canonical, tag_source
+from rules.live_pick.names import canonical
+from rules.live_pick.tags import tag_source
 
 
 def references(raw_dir: Path, engine: sa.Engine, config: LivePickConfig, now_ns: int) -> dict[str, pd.DataFrame]:

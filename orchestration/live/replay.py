@@ -16,9 +16,9 @@ from typing import Callable
 
 import sqlalchemy as sa
 
-from orchestration.live import store
+from orchestration.live import landing, store
 from rules.common import timestamps
-from rules.common.jsonl import parse_object
+from rules.common.bounded_json import parse_object
 from rules.live_pick.config import LivePickConfig
 
 BATCH_SECONDS = 0.1
@@ -74,7 +74,7 @@ def replay(
         store.ensure_tables(engine)
 
         def send(batch):
-            store.append(engine, batch, clock(), config.window_seconds, config.timezone)
+            landing.append(engine, batch, clock(), config.window_seconds, config.timezone)
     start = clock()
     sent = 0
     last_report = start

@@ -62,7 +62,7 @@ def live_board_html(engine: sa.Engine) -> str:
     latency = {(c, w): ms / 1000 for c, w, ms in wins}
     domain = domains.get("live_pick")
     report = domain.report(rows, None, [], None, {}, scope="live_pick · live windows")
-    return render_board(Board("live_pick", rows, report, latency=latency))
+    return render_board(Board("live_pick", rows, report, domains.get("live_pick").board(), latency=latency))
 
 
 def suggestions_markdown(engine: sa.Engine, broadcast_id: str) -> str:

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from rules.common.jsonl import DEEP
+from rules.common.bounded_json import DEEP
 
 _TYPES = {"string": pa.large_string(), "integer": pa.int64(), "boolean": pa.bool_()}
 _OPEN, _CLOSE = ord("{"), ord("}")

@@ -16,7 +16,8 @@ import pandas as pd
 
 from rules.common import timestamps
 from rules.common.arrow_json import field_texts
-from rules.common.jsonl import DatasetError, utf8_lines
+from rules.common.bounded_json import utf8_lines
+from rules.common.jsonl import DatasetError
 
 NS_PER_DAY = 86_400 * timestamps.NS_PER_SEC
 

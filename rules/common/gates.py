@@ -23,8 +23,7 @@ from rules.common.arrow_json import ColumnReader
 from rules.common.distinct import each_value
 from rules.common.shared_values import SharedValues
 from schemas import RowChecker, is_reference
-from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, TOO_DEEP, encodable,
-                                lenient_get, read_object, read_objects, utf8_lines)
+from rules.common.bounded_json import INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, TOO_DEEP, encodable, lenient_get, read_object, read_objects, utf8_lines
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 

@@ -28,7 +28,8 @@ from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.reference import Expected, Sheets, expected_filters, rank_expected
-from rules.live_pick.tags import DETERMINISTIC, TAGGERS, tag_source
+from rules.live_pick.names import DETERMINISTIC, TAGGERS
+from rules.live_pick.tags import tag_source
 from rules.live_pick.sheets import VERSION
 from schemas import columns
 from schemas.live_pick import DOMAIN, INPUT_DATASETS, OUTPUT

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from rules.common import config as common
 from rules.common.config import DomainConfig, Strict, load_yaml_config
+from rules.live_pick.names import NAMES, WRITERS
 
 DEFAULT_PATH = Path(__file__).with_name("config.yaml")
 
@@ -57,8 +58,6 @@ class LivePickConfig(DomainConfig):
     @field_validator("tagger")
     @classmethod
     def _known_tagger(cls, v: str) -> str:
-        from rules.live_pick.tags import NAMES
-
         if v not in NAMES:
             raise ValueError(f"tagger must be one of {', '.join(NAMES)}")
         return v
@@ -66,8 +65,6 @@ class LivePickConfig(DomainConfig):
     @field_validator("summary_writer")
     @classmethod
     def _known_writer(cls, v: str) -> str:
-        from rules.live_pick.summaries import WRITERS
-
         if v not in WRITERS:
             raise ValueError(f"summary_writer must be one of {', '.join(WRITERS)}")
         return v

@@ -9,8 +9,8 @@ from rules.live_pick.checks import run_checks
 from rules.live_pick.config import load_config
 from rules.live_pick.expectations import EXPECTATIONS
 from rules.live_pick.reference import expected_verdicts
-from rules.live_pick.summaries import WRITERS, write_summaries
-from rules.live_pick.tags import NAMES
+from rules.live_pick.names import NAMES, WRITERS
+from rules.live_pick.summaries import write_summaries
 from schemas import live_pick as schema
 
 

@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from rules.common.arrow_json import fields_texts
 from rules.common.json_columns import Encoded
+from rules.live_pick.names import WRITERS
 
-WRITERS = ("template", "openai")
 
 
 def writer(name: str):

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import yaml
 
-from rules.live_pick.tags import Proposal, dedupe_tags
+from rules.live_pick.tagging import Proposal, dedupe_tags
 
 VOCABULARY_PATH = Path(__file__).with_name("topic_lemmas.yaml")
 CONTENT_PREFIXES = ("N", "V", "M", "XR", "SL", "SH", "SN")

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import yaml
 
-from rules.live_pick.tags import Proposal
+from rules.live_pick.tagging import Proposal
 
 LEXICON_PATH = Path(__file__).with_name("lexicon.yaml")
 

@@ -13,68 +13,24 @@ the answer is discarded and the line has no tags (it goes out of world).
     model    alias of the live default, `kiwi`
 
 Adapters are imported only when their name is asked for: `judge` with gold tags never loads
-the analyser or an HTTP client.
+the analyser or an HTTP client. The names are in `names`, what every tagger shares in `tagging`:
+both below the taggers, which this registry lists.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Protocol, Sequence
 
 import pandas as pd
 
 from rules.common.evidence import cells
 from rules.common.timestamps import NS_PER_SEC
-
-TAGGERS = ("gold", "lexicon", "kiwi", "openai")
-LIVE_DEFAULT = "kiwi"
-ALIASES = {"model": LIVE_DEFAULT}
-NAMES = (*TAGGERS, *ALIASES)
-"""Every name `--tags` accepts."""
-
-DETERMINISTIC = ("lexicon", "kiwi")
-"""Taggers whose answer `verdicts validate` can re-compute from the body."""
-
-# Why an answer was not used (column `discard`).
-NO_TAG = "no_tag"                    # the tagger found nothing
-OUTSIDE_VOCABULARY = "outside_vocabulary"
-MALFORMED = "malformed_answer"       # not JSON, not a list of strings
-TIMEOUT = "timeout"
-ENDPOINT_ERROR = "endpoint_error"    # HTTP error or connection failure after the retries
-OVER_BUDGET = "over_budget"          # the window's request budget was spent
-DISCARDS = (NO_TAG, OUTSIDE_VOCABULARY, MALFORMED, TIMEOUT, ENDPOINT_ERROR, OVER_BUDGET)
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A tagger's answer for one line: tags, or None with the reason it has none."""
-
-    answer: list[str] | None
-    failure: str | None = None
-
-
-class Tagger(Protocol):
-    """Body in, tags out. `vocabularies[i]` is line i's character vocabulary (for a tagger
-    that asks a model to stay inside it); `groups[i]` its (character, window) for budgets."""
-
-    name: str
-
-    def propose(self, bodies: Sequence[str], vocabularies: Sequence[frozenset[str]],
-                groups: Sequence[object]) -> list[Proposal]: ...
+from rules.live_pick.names import canonical
+from rules.live_pick.tagging import NO_TAG, OUTSIDE_VOCABULARY
 
 
 class GoldTags:
     """The collector's `topic_tags`, as written (after trimming)."""
 
     name = "gold"
-
-
-def canonical(name: str) -> str:
-    """The tagger a name stands for (`model` → the live default)."""
-    name = ALIASES.get(name, name)
-    if name not in TAGGERS:
-        raise ValueError(f"unknown tagger '{name}'; available: {', '.join(NAMES)}")
-    return name
 
 
 def tag_source(name: str):
@@ -128,6 +84,3 @@ def tag_lines(chat: pd.DataFrame, sheet: pd.DataFrame, source, window_seconds: i
     return pd.DataFrame({"answer": answers, "tags": used, "discard": discard, "tagger": source.name},
                         index=chat.index, dtype=object)
 
-
-def dedupe_tags(tags: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(tags))

@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-from orchestration.live import store
+from orchestration.live import landing, store
 from orchestration.live.judge import close_broadcast, judge_windows
 from rules.common import timestamps
 from rules.live_pick.config import load_config
@@ -72,7 +72,7 @@ def judge_and_close(engine, raw: Path, lines: list[str]) -> dict:
     config = load_config()
     store.ensure_tables(engine)
     stamps = [ns(json.loads(t)["sent_at"]) for t in lines]
-    store.append(engine, lines, max(stamps), config.window_seconds, TZ)
+    landing.append(engine, lines, max(stamps), config.window_seconds, TZ)
     keys = sorted({("CH-0007", s - s % (config.window_seconds * SEC)) for s in stamps})
     after = max(stamps) + 60 * SEC
     judge_windows(engine, keys, raw, config, "gold", None, lambda: after)

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from orchestration.live import store
+from orchestration.live import landing, store
 from orchestration.live.ingest_client import IngestClient
 from orchestration.web.live.outbox import Outbox
 from tests.live.console import InProcess, retimed
@@ -199,7 +199,7 @@ def test_a_frame_that_cannot_be_stored_is_an_error_never_an_acknowledgement(serv
     """One frame's store fails (once): its sender is told, nothing after it on that socket is
     acknowledged, the socket closes; the client sends it and the later frames again, and every
     line ends stored exactly once. Other frames of the same batch are stored."""
-    real = store.land
+    real = landing.land
     failed = []
 
     def land(engine, lines, *a, **k):
@@ -208,7 +208,7 @@ def test_a_frame_that_cannot_be_stored_is_an_error_never_an_acknowledgement(serv
             raise RuntimeError("the store refused this frame")
         return real(engine, lines, *a, **k)
 
-    monkeypatch.setattr(store, "land", land)
+    monkeypatch.setattr(landing, "land", land)
     lines = [chat(f"FAIL-{i:03d}") for i in range(120)]
     client = IngestClient(served.ws + "/ws/ingest", progress=lambda s: None)
     try:

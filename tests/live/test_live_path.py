@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from dagster import DagsterInstance, RunRequest, SkipReason, build_sensor_context
 
-from orchestration.live import clock, store
+from orchestration.live import clock, landing, store
 from orchestration.live.jobs import (
     live_pick_broadcast_close_sensor,
     live_pick_close_broadcast,
@@ -76,7 +76,7 @@ def run_sensor_loop(live, lines: list[str], until_ns: int, step_ns: int = 5 * SE
     while fake.ns <= until_ns:
         arriving = [t for s, t in pending if s <= fake.ns]
         pending = [(s, t) for s, t in pending if s > fake.ns]
-        store.append(warehouse.engine, arriving, fake.ns, config.window_seconds, TZ)
+        landing.append(warehouse.engine, arriving, fake.ns, config.window_seconds, TZ)
         context = build_sensor_context(instance=instance, cursor=cursor, resources={"warehouse": warehouse})
         result = live_pick_window_sensor(context)
         cursor = context.cursor
@@ -146,7 +146,7 @@ def test_a_line_after_its_window_was_judged_is_recorded_late(live):
     run_sensor_loop(live, lines, until_ns=max(stamps) + 60 * SEC)
     straggler = json.loads(lines[0])
     straggler["msg_id"] = "MSG-LATE-0001"
-    store.append(warehouse.engine, [json.dumps(straggler, ensure_ascii=False)], fake.ns, 30, TZ)
+    landing.append(warehouse.engine, [json.dumps(straggler, ensure_ascii=False)], fake.ns, 30, TZ)
     context = build_sensor_context(instance=instance, resources={"warehouse": warehouse})
     request = live_pick_window_sensor(context)
     assert isinstance(request, RunRequest)

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from dagster import DagsterInstance, RunRequest, build_sensor_context, materialize
 
 from assets import live_pick
-from orchestration.live import clock, sheets, store
+from orchestration.live import clock, landing, sheets, store
 from orchestration.live.jobs import live_pick_broadcast_close_sensor, live_pick_close_broadcast, live_pick_window_sensor, live_pick_windows
 from orchestration.live.suggestions import BROADCASTS, SUGGESTIONS, apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
 from rules.live_pick import verdicts as V
@@ -46,7 +46,7 @@ def play(loop, lines: list[str]) -> None:
     end, cursor = pending[-1][0] + 60 * SEC, None
     fake.ns = pending[0][0]
     while fake.ns <= end:
-        store.append(warehouse.engine, [t for s, t in pending if s <= fake.ns], fake.ns, config.window_seconds, TZ)
+        landing.append(warehouse.engine, [t for s, t in pending if s <= fake.ns], fake.ns, config.window_seconds, TZ)
         pending = [(s, t) for s, t in pending if s > fake.ns]
         context = build_sensor_context(instance=instance, cursor=cursor, resources={"warehouse": warehouse})
         request = live_pick_window_sensor(context)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from rules.common import days, gates
 from rules.common.arrow_json import ColumnReader, field_texts
-from rules.common.jsonl import encodable, read_objects, utf8_frame
+from rules.common.bounded_json import encodable, read_objects
+from rules.common.jsonl import utf8_frame
 from schemas import SCHEMA_ROOTS, columns, load_schema, row_checker
 
 SCHEMA = {

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.common.gates import PADDING, int_or_none, row_by_row, trim, trim_column
-from rules.common.jsonl import read_object, read_objects
+from rules.common.bounded_json import read_object, read_objects
 
 
 def test_padding_is_every_unicode_whitespace_and_format_character():

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from evals import domains
 from rules.common import gates
 from rules.common.environment import SAMPLE_DIR
-from rules.common.jsonl import TEXT, parse_json, read_object, read_objects, utf8_frame, utf8_lines
+from rules.common.bounded_json import read_object, read_objects, utf8_lines
+from rules.common.jsonl import TEXT, parse_json, utf8_frame
 
 DOMAINS = ("persona", "live_pick", "retry", "handoff")
 

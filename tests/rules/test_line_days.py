@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from rules.common import timestamps
 from rules.common import days
 from rules.common.days import line_days
-from rules.common.jsonl import DatasetError, encodable, utf8_frame, utf8_lines
+from rules.common.bounded_json import encodable, utf8_lines
+from rules.common.jsonl import DatasetError, utf8_frame
 
 ZONES = ["Asia/Seoul", "UTC", "America/New_York", "Europe/London", "Asia/Kolkata", "Asia/Kathmandu",
          "Australia/Lord_Howe", "America/St_Johns", "Pacific/Chatham"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rules.common.days import line_days
-from rules.common.jsonl import RAW_COLUMNS, DatasetError, read_raw
+from rules.common.jsonl import DatasetError, RAW_COLUMNS, read_raw
 from rules.live_pick.config import load_config
 from rules.live_pick.normalise import load_dir, normalise, read_input_dir
 from tests import conftest

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rules.live_pick import tags as T
+from rules.live_pick import names as N, tagging as G, tags as T
 from rules.live_pick.tagger_kiwi import shared_tagger
 from rules.live_pick.tagger_lexicon import LexiconTagger
 from tests.conftest import modules_after_judging
@@ -70,12 +70,12 @@ def test_every_tagger_answer_goes_through_the_vocabulary_rule(kiwi):
     assert list(out.index) == [5, 6, 7] and set(out["tagger"]) == {"kiwi"}
     assert list(out["answer"]) == [["노래"], ["학교생활"], None]
     assert list(out["tags"]) == [None, ["학교생활"], None]  # 노래 is outside 하루's vocabulary: answer discarded
-    assert list(out["discard"]) == [T.OUTSIDE_VOCABULARY, None, T.NO_TAG]
+    assert list(out["discard"]) == [G.OUTSIDE_VOCABULARY, None, G.NO_TAG]
 
 
 def test_the_registry_names_every_tagger_once():
-    assert T.canonical("model") == T.LIVE_DEFAULT == "kiwi"
-    assert set(T.NAMES) == {"gold", "lexicon", "kiwi", "openai", "model"}
+    assert N.canonical("model") == N.LIVE_DEFAULT == "kiwi"
+    assert set(N.NAMES) == {"gold", "lexicon", "kiwi", "openai", "model"}
     assert T.tag_source("kiwi") is T.tag_source("model")  # one analyser per process
     with pytest.raises(ValueError, match="unknown tagger 'bogus'.*gold"):
         T.tag_source("bogus")

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.common import gates, jsonl
-from rules.common.jsonl import TEXT, read_raw, utf8_frame, utf8_lines
+from rules.common.bounded_json import utf8_lines
+from rules.common.jsonl import TEXT, read_raw, utf8_frame
 from rules.live_pick.config import load_config
 from rules.live_pick.normalise import normalise, read_input_dir
 from rules.common.environment import SAMPLE_DIR

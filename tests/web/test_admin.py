@@ -35,12 +35,12 @@ def test_evidence_is_traced_to_its_source_line_and_the_window_is_the_transcript(
     judged, _ = live_pick
     row = next(r for r in judged.rows if r["msg_id"] == "MSG-20260908-1401")
     tables = judged.normalised.tables
-    cited = {(c.dataset, c.field): c for c in cited_rows("live_pick", row, tables)}
+    cited = {(c.dataset, c.field): c for c in cited_rows(domains.get("live_pick"), row, tables)}
     chat = tables["live_chat"].set_index("msg_id")
     assert cited[("live_chat", "sent_at")].line == int(chat.loc["MSG-20260908-1401", "line"])
     sheet = cited[("character_sheet", "reply_cooldown_sec")]
     assert Path(sheet.file).name == "character_sheet.jsonl" and sheet.row_id == "CH-0007"
-    t = transcript("live_pick", row, tables)
+    t = transcript(domains.get("live_pick"), row, tables)
     ids = [r["_id"] for r in t.rows]
     assert "MSG-20260908-1401" in ids and "MSG-20260908-1402" in ids and "MSG-20260908-1501" not in ids  # next window
     assert [r["_id"] for r in t.rows if r["_focus"]] == ["MSG-20260908-1401"]

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from evals.board import e, value_html
+from evals.domains import get as get_domain
 from evals.manual_checks import DECISION_WORDS, checks_of, item_review
 from evals.report import label
 from evals.trace import cited_rows, transcript
@@ -42,7 +43,7 @@ async def item_page(request: Request) -> Response:
     skip = {spec.verdict_key, spec.id_field, spec.summary_field, "hedge", "evidence"}
     fields = "".join(f"<div><dt>{e(k)}</dt><dd>{value_html(v)}</dd></div>" for k, v in row.items() if k not in skip)
     body.append(f"<dl class='fields'>{fields}</dl>")
-    cited = cited_rows(domain, row, run.tables)
+    cited = cited_rows(get_domain(domain), row, run.tables)
     ev = "".join(
         f"<tr><td>{e(c.dataset)}</td><td><code>{e(c.field)}</code></td><td class='val'>{value_html(c.value)}</td><td>{e(c.agg or '')}</td>"
         f"<td>{_where(c.file, c.line)}</td><td>{e(c.row_id or '')}</td><td class='note'>{e(c.note)}</td></tr>" for c in cited)
@@ -56,7 +57,7 @@ async def item_page(request: Request) -> Response:
             f"{_decided(stored.get(c.key, {}).get(item_id, {}))}</li>" for c in sampled)
         body.append(f"<section id='manual'><h2>수동 검증 표본</h2><ul>{lis}</ul></section>")
     verdicts = {i: label(r.get(spec.verdict_key)) for i, r in run.by_id.items()}
-    t = transcript(domain, row, run.tables, verdicts)
+    t = transcript(get_domain(domain), row, run.tables, verdicts)
     if t.rows:
         head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
         lines = "".join(

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from evals.board import Board, BoardSpec, board_spec
+from evals.board import Board, BoardSpec
+from evals.domains import get as get_domain
 from evals import domains
 from orchestration.web.config import WebConfig
 
@@ -41,7 +42,7 @@ class Run:
 
     @property
     def spec(self) -> BoardSpec:
-        return board_spec(self.domain)
+        return get_domain(self.domain).board()
 
     @property
     def report(self):
@@ -168,9 +169,9 @@ class Runs:
         # Decisions are filled when a page is shown (`pages.filled_report`): they change without the files changing.
         report = domain.report(judged.rows, golden, checks, gated.quarantine, gated.reconciliation, scope=scope, judged=gated.normalised,
                                golden_path=golden_path if golden is not None else None, input_dir=folder, sample=from_sample)
-        extra = board_spec(domain_name).gather(domain, folder, judged) if key == "all" or key.startswith("up-") else {}
+        extra = domain.board().gather(domain, folder, judged) if key == "all" or key.startswith("up-") else {}
         tables = dict(judged.normalised.tables)
-        board = Board(domain_name, judged.rows, report, sample=from_sample, **extra)
+        board = Board(domain_name, judged.rows, report, domain.board(), sample=from_sample, **extra)
         run = Run(domain_name, key, folder, day, from_sample, judged.rows, board, tables, golden)
         run.samples = {k: drawn["ids"] for k, drawn in report.manual.items()}
         return run

@@ -11,7 +11,7 @@ only makes it finish again at its due time, which it would have cost then anyway
 
 from __future__ import annotations
 
-from orchestration.live import store
+from orchestration.live import landing
 from orchestration.web.live.buffer import WindowBuffer
 from orchestration.web.live.finishing import Finishing
 from orchestration.web.live.intake import Origin
@@ -110,7 +110,7 @@ class Due:
                 for line in reversed(lines):
                     if line.reason is not None:
                         continue
-                    row = store.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
+                    row = landing.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
                     if row["character_id"] == key[0] and row["window_ns"] is not None and row["window_ns"] > key[1]:
                         return True
         return False
@@ -127,7 +127,7 @@ class Due:
             for line in lines:
                 if line.reason is not None:
                     continue
-                row = store.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
+                row = landing.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
                 if (row["character_id"], row["window_ns"]) in due:
                     return True
         return False

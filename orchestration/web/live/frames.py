@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules.common.jsonl import NOT_UTF8
+from rules.common.bounded_json import NOT_UTF8
 
 NUL_CHARACTER = "nul_character"
 TOO_MANY_LINES = "too_many_lines"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from orchestration.live import store
+from orchestration.live import landing
 from orchestration.web.live.frames import Line
 from orchestration.web.live.outbox import Outbox
 
@@ -70,7 +70,7 @@ class Intake:
         for origin, frame_no, lines in items:
             if origin.sender is not None:
                 if origin.sender not in self.stored_frames:
-                    self.stored_frames[origin.sender] = store.stored_frames_of(self.engine, origin.sender)
+                    self.stored_frames[origin.sender] = landing.stored_frames_of(self.engine, origin.sender)
                 if frame_no <= self.stored_frames[origin.sender]:
                     landed.append((origin, frame_no, []))  # stored before a reconnect: acknowledged again, not stored twice
                     continue
@@ -98,7 +98,7 @@ class Intake:
         return landed, failed
 
     def _land(self, entries: list[dict], now: int) -> list[dict]:
-        return store.land(self.engine, entries, now, self.window_seconds, self.timezone)
+        return landing.land(self.engine, entries, now, self.window_seconds, self.timezone)
 
     # -- on the event loop -----------------------------------------------------------------------
 

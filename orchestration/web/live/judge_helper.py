@@ -35,7 +35,8 @@ from orchestration.web.live.windows import Key, References, Window, add_lines
 from rules.common.collector import cycle_collection_paused
 from rules.live_pick.config import load_config
 from rules.live_pick.summaries import writer
-from rules.live_pick.tags import canonical, tag_source
+from rules.live_pick.names import canonical
+from rules.live_pick.tags import tag_source
 
 log = logging.getLogger("verdicts.live")
 READY = "ready"

@@ -25,7 +25,7 @@ from orchestration.web.live.policy import HELPER_SHARE
 from orchestration.web.live.ready import Ready, finish_ready
 from orchestration.web.live.windows import Key, References, Window, add_lines, prepare
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.tags import canonical
+from rules.live_pick.names import canonical
 
 log = logging.getLogger("verdicts.live")
 

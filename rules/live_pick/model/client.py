@@ -23,8 +23,8 @@ from typing import Mapping
 
 import httpx
 
-from rules.common.jsonl import parse_object
-from rules.live_pick.tags import ENDPOINT_ERROR, MALFORMED, TIMEOUT
+from rules.common.bounded_json import parse_object
+from rules.live_pick.tagging import ENDPOINT_ERROR, MALFORMED, TIMEOUT
 
 log = logging.getLogger("verdicts.model")
 RETRY_STATUS = (429, 500, 502, 503, 504)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from rules.live_pick.model.client import Budget, ChatClient, EndpointSettings
-from rules.live_pick.tags import MALFORMED, OVER_BUDGET
+from rules.live_pick.tagging import MALFORMED, OVER_BUDGET
 
 SYSTEM = (
     "You write the one- or two-sentence Korean summary of a rule verdict on a live chat line, for the "

@@ -12,7 +12,7 @@ import json
 from typing import Sequence
 
 from rules.live_pick.model.client import Budget, ChatClient, EndpointSettings
-from rules.live_pick.tags import MALFORMED, OVER_BUDGET, Proposal, dedupe_tags
+from rules.live_pick.tagging import MALFORMED, OVER_BUDGET, Proposal, dedupe_tags
 
 SYSTEM = (
     "You tag one chat line of a Korean live broadcast with topic tags. "
