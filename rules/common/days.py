@@ -123,8 +123,9 @@ class DaySplit:
             if s.isna().all():
                 self.waiting.append(raw)
                 return raw.iloc[:0]
-            s = s.bfill()
-        s = s.ffill() if self.last is None else s.ffill().fillna(self.last)
+            s = s.ffill().bfill()  # as `line_days`: the lines before the first readable time take its day
+        else:
+            s = s.ffill().fillna(self.last)
         self.last = s.iloc[-1]
         kept = raw[s.to_numpy() == day]
         if self.waiting:  # the lines before the first readable time join that time's day
