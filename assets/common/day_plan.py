@@ -9,12 +9,15 @@ table, and the small tables whole (once per day, `PartReader`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from assets.resources.warehouse import BUCKET_COLUMN, WarehouseResource
 from rules.common.units import BUCKETS, PART_ROWS
+
+PART_ROWS_ENV = "VERDICTS_PART_ROWS"
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,18 @@ def bucketed(c) -> list[str]:
     return [d for d in c.day_parts.chunked if d not in c.day_parts.looked_up]
 
 
-def plan_day(c, warehouse: WarehouseResource, day: str, days: list[str], part_rows: int | None = None) -> DayPlan:
-    part_rows = part_rows or PART_ROWS
+def part_rows() -> int:
+    """Rows of a part: `VERDICTS_PART_ROWS`, else `PART_ROWS`."""
+    raw = os.environ.get(PART_ROWS_ENV, "").strip()
+    if not raw:
+        return PART_ROWS
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{PART_ROWS_ENV}={raw!r}: expected a whole number of rows")
+    return int(raw)
+
+
+def plan_day(c, warehouse: WarehouseResource, day: str, days: list[str], size: int | None = None) -> DayPlan:
+    size = size or part_rows()
     if not c.day_parts.bucketed:
         return DayPlan(day, tuple(days), (Part(0, (), 0),))
     counts: dict[int, int] = {}
@@ -93,7 +106,7 @@ def plan_day(c, warehouse: WarehouseResource, day: str, days: list[str], part_ro
     parts, run, rows = [], [], 0
     for members in sorted(components.values()):
         n = sum(counts[b] for b in members)
-        if run and rows + n > part_rows:
+        if run and rows + n > size:
             parts.append(Part(len(parts), tuple(run), rows))
             run, rows = [], 0
         run += members
