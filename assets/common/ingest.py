@@ -54,7 +54,8 @@ def ingest(c, day: str, raw_selected: set[str], normalise: bool, raw_files: RawF
     config = c.load_config()
     parts = c.day_parts
     with warehouse.writes() as writes:
-        raw_sinks = {d: writes.table(c.raw_table(d), day, index_columns=("line",), kinds=RAW_KINDS) for d in raw_selected}
+        raw_sinks = {d: writes.table(c.raw_table(d), day, index_columns=("line", ("partition_key", "line")), kinds=RAW_KINDS)
+                     for d in raw_selected}
 
         def blocks(d: str) -> Iterator[pd.DataFrame]:
             """The day's raw lines of `d`, a block at a time, stored as they are read when selected."""
@@ -83,7 +84,7 @@ def ingest(c, day: str, raw_selected: set[str], normalise: bool, raw_files: RawF
 
 def _gate(c, day: str, config, parts, blocks, writes: PartitionWrites, warehouse: WarehouseResource, done: Ingested) -> None:
     bucketed_q = parts.quarantine_bucket is not None
-    q_sink = writes.table(c.table("quarantine"), day, index_columns=("dataset", "id", *((BUCKET_COLUMN,) if bucketed_q else ())),
+    q_sink = writes.table(c.table("quarantine"), day, index_columns=("dataset", "id", *((("partition_key", BUCKET_COLUMN),) if bucketed_q else ())),
                           kinds={**RAW_KINDS, **({BUCKET_COLUMN: "integer"} if bucketed_q else {})})
     context: dict = {}
 
@@ -96,7 +97,10 @@ def _gate(c, day: str, config, parts, blocks, writes: PartitionWrites, warehouse
 
     def sink(d: str):
         bucketed = d in parts.chunked and d not in parts.looked_up
-        index = (c.id_fields[d], *((BUCKET_COLUMN,) if bucketed else ()))
+        # A part reads a day's rows by bucket, or looks rows up by key: an index over the partition and
+        # that column together, or SQLite reads every row of the day for each part.
+        keys = [parts.looked_up[d][1]] if d in parts.looked_up else []
+        index = (c.id_fields[d], *[("partition_key", BUCKET_COLUMN)] * bucketed, *(("partition_key", k) for k in keys))
         return writes.table(c.table(d), day, json_columns=c.json_columns, index_columns=index,
                             time_columns=(c.time_fields[d],) if d in c.time_fields else (),
                             kinds={**RAW_KINDS, **column_kinds(c.domain, d), **({BUCKET_COLUMN: "integer"} if bucketed else {})})

@@ -183,7 +183,7 @@ def verdicts_asset(c):
         kinds = {**column_kinds(c.domain, c.output_schema), **({BUCKET_COLUMN: "integer"} if c.day_parts.bucketed else {})}
         with warehouse.writes() as writes:
             out = writes.table(c.table("verdicts"), day, json_columns=c.verdict_json_columns, kinds=kinds,
-                               index_columns=(c.output_columns[0], *((BUCKET_COLUMN,) if c.day_parts.bucketed else ())))
+                               index_columns=(c.output_columns[0], *((("partition_key", BUCKET_COLUMN),) if c.day_parts.bucketed else ())))
             kept = {name: writes.table(c.table(name), day, kinds=w.kept[name]) for name in (w.kept if w else ())}
             for part in plan.parts:
                 tables, buckets = reader.tables(part)

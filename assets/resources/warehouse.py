@@ -182,6 +182,7 @@ class WarehouseResource(ConfigurableResource):
 
         `kinds` (integer, float, boolean, json, text per column) fixes column types when the
         table is created, even from an empty partition; other columns are typed from the data.
+        `index_columns`: a column indexed alone, or a tuple of columns indexed together.
         """
         with self.writes() as writes:
             sink = writes.table(table, partition_key, json_columns=json_columns, time_columns=time_columns,
@@ -242,8 +243,9 @@ class WarehouseResource(ConfigurableResource):
         cols = [sa.Column(c, _column_type(frame[c], c in json_columns, self.is_postgres, kinds.get(c))) for c in frame.columns]
         target = sa.Table(table, metadata, *cols)
         for col in (PARTITION_COLUMN, *index_columns):
-            if col in frame.columns:
-                sa.Index(f"ix_{table}_{col}", target.c[col])
+            cols = col if isinstance(col, tuple) else (col,)
+            if all(c in frame.columns for c in cols):  # a tuple: one index over the columns together
+                sa.Index(f"ix_{table}_{'_'.join(cols)}", *(target.c[c] for c in cols))
         metadata.create_all(conn)
         return target
 
