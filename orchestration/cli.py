@@ -16,7 +16,7 @@
     verdicts eval [--domain D ...] [--input ROOT] [--golden FILE|DOMAIN=FILE] [--out DIR] [--baseline PREVIOUS.json] [--margin 0.02]
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
-    verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml]
+    verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml] [--late-horizon S]
                    [--summary template|openai]
     verdicts worker [--name NAME] [--concurrency N] [--pool prefork|solo]
 
@@ -168,6 +168,12 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
     sv.add_argument("--summary", help="live_pick summary writer: template or openai (default: VERDICTS_LIVE_SUMMARY, else template)")
     sv.add_argument("--config", type=Path, help="live_pick rules configuration (default: rules/live_pick/config.yaml)")
+    sv.add_argument("--late-horizon", type=float, default=600, metavar="SECONDS",
+                    help="a chat line whose window ended longer ago than this when it arrived is quarantined (window_out_of_range); "
+                         "default 600")
+    sv.add_argument("--window-ahead", type=float, default=600, metavar="SECONDS",
+                    help="a chat line whose window ends further ahead than this when it arrived is quarantined (window_out_of_range); "
+                         "default 600")
     sv.set_defaults(func=cmd_serve)
 
     w = sub.add_parser("worker", help="a Celery worker that runs Dagster steps (VERDICTS_EXECUTOR=celery)")
@@ -460,7 +466,7 @@ def cmd_replay(args) -> int:
     if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
         raise UsageError("--rate and --speed must be positive")
     if args.to:
-        from orchestration.live.ingest_client import IngestClient
+        from orchestration.live.ingest_client import IngestClient, figures_line, service_status
         from orchestration.web.config import TOKEN_ENV
 
         if not args.to.startswith(("ws://", "wss://")):
@@ -470,16 +476,35 @@ def cmd_replay(args) -> int:
         except Exception as exc:  # noqa: BLE001 - refused or unreachable: say which and why
             raise UsageError(f"--to {args.to}: cannot connect ({exc})") from exc
         try:
-            sent = replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
-                          send=client.send)
+            replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
+                   send=client.send)
             durable = client.wait_acked()
         finally:
             client.close()
-        print(f"replay: {sent} lines sent, {'all' if durable else 'NOT all'} acknowledged durable, "
-              f"{len(client.quarantined)} quarantined", file=sys.stderr)
-        return EXIT_OK if durable else EXIT_CHECKS_FAILED
+        c = client.summary()
+        print(f"replay: {c['sent']} lines sent, {c['acknowledged']} acknowledged stored "
+              f"({'all' if durable and c['acknowledged'] == c['sent'] else 'NOT all'}), {c['quarantined']} quarantined, "
+              f"{c['resent']} sent again ({c['errors']} frames not stored, {c['reconnects']} reconnects)")
+        status = service_status(args.to, os.environ.get(TOKEN_ENV) or None)
+        if status is not None:  # the store's own figures, as the console and /live/status show them
+            for character in sorted(_characters_in(args.file) & set(status.get("broadcasts", {}))):
+                print("replay: the store, " + figures_line(f"{character}'s broadcast", status["broadcasts"][character]))
+            print("replay: the store, " + figures_line("in total", status))
+        return EXIT_OK if durable and c["acknowledged"] == c["sent"] else EXIT_CHECKS_FAILED
     replay(_live_engine(), args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now)
     return EXIT_OK
+
+
+def _characters_in(path: Path) -> set[str]:
+    """The character ids a recorded chat file's readable lines name."""
+    from rules.common.jsonl import parse_object
+
+    out = set()
+    for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+        obj = parse_object(text) if text.strip() else None
+        if obj is not None and isinstance(obj.get("character_id"), str):
+            out.add(obj["character_id"].strip())
+    return out
 
 
 def cmd_live_close(args) -> int:
@@ -598,7 +623,8 @@ def cmd_serve(args) -> int:
     from orchestration.web.config import WebConfig
     from rules.live_pick.summaries import writer
 
-    settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms}
+    settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms,
+                "late_horizon_s": args.late_horizon, "window_ahead_s": args.window_ahead}
     if args.input:
         settings["input_dir"] = args.input.resolve()
     if args.config:
@@ -610,8 +636,10 @@ def cmd_serve(args) -> int:
         writer(config.summaries)
     except ValueError as exc:
         raise UsageError(f"--summary {config.summaries}: {exc}") from None
+    # The frame size limit is the protocol layer's: a frame over it is refused from its header, before its
+    # payload is buffered (a console's messages are small; a window frame goes the other way).
     uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio",
-                ws_per_message_deflate=config.compress_frames)
+                ws_per_message_deflate=config.compress_frames, ws_max_size=config.max_frame_bytes)
     return EXIT_OK
 
 

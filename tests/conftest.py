@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -45,6 +46,22 @@ def postgres_url(make_postgres_url):
 @pytest.fixture
 def make_postgres_url():
     """Call it for each throw-away PostgreSQL database a test needs; all are dropped afterwards."""
+    with postgres_databases() as make:
+        yield make
+
+
+@pytest.fixture(scope="module")
+def module_postgres_url():
+    """One throw-away PostgreSQL database for a whole test module (a server the module's tests share)."""
+    with postgres_databases() as make:
+        yield make()
+
+
+@contextlib.contextmanager
+def postgres_databases():
+    """`make()` gives the URL of a new empty database; every one is dropped on leaving.
+
+    In CI (CI set) an unreachable server fails the test; elsewhere it skips with the reason."""
     import sqlalchemy as sa
 
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")

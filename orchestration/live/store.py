@@ -35,6 +35,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
 from rules.common import timestamps
+from rules.common.gates import trim
 from rules.common.jsonl import parse_json, parse_object
 
 JSON = sa.JSON().with_variant(JSONB(), "postgresql")
@@ -49,8 +50,17 @@ landing = sa.Table(
     sa.Column("character_id", sa.Text),
     sa.Column("sent_ns", sa.BigInteger),
     sa.Column("window_ns", sa.BigInteger),
+    # nullable: added after the first warehouses were made (`ensure_tables` adds them)
+    sa.Column("raw", sa.LargeBinary),
+    sa.Column("sender", sa.Text),
+    sa.Column("frame_no", sa.BigInteger),
     sa.Index("ix_live_pick_landing_window", "character_id", "window_ns"),
+    sa.Index("ix_live_pick_landing_sender", "sender", "frame_no"),
 )
+"""`raw`: the bytes as sent, kept only when `text` cannot hold them (not UTF-8, or a NUL, which
+PostgreSQL's text refuses): `text` then shows them escaped. `sender`, `frame_no`: the sending
+client's own id and its number for the frame the line came in, when it gave one: a frame sent
+again after a reconnect is recognised as stored, never stored twice."""
 windows = sa.Table(
     "live_pick_live_windows", metadata,
     sa.Column("character_id", sa.Text, primary_key=True),
@@ -72,6 +82,7 @@ verdicts = sa.Table(
     sa.Column("tags", JSON),
     sa.Column("seq", sa.BigInteger, nullable=False),
     sa.Index("ix_live_pick_live_verdicts_window", "character_id", "window_ns"),
+    sa.Index("ix_live_pick_live_verdicts_seq", "seq"),
 )
 quarantine = sa.Table(
     "live_pick_live_quarantine", metadata,
@@ -151,6 +162,29 @@ late_pushes = sa.Table(
     sa.Column("seq_order", JSON, nullable=False),
     sa.Index("ix_live_pick_live_late_pushes_after", "after_push"),
 )
+epochs = sa.Table(
+    "live_pick_live_epochs", metadata,
+    sa.Column("epoch", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("started_ns", sa.BigInteger, nullable=False),
+)
+"""One row per start of the live service: its frames are numbered 1, 2, 3, … within its epoch."""
+deliveries = sa.Table(
+    "live_pick_live_deliveries", metadata,
+    sa.Column("epoch", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("seq", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("ref", sa.Text),
+    sa.Column("character_id", sa.Text),
+    sa.Column("window_ns", sa.BigInteger),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("frame", sa.LargeBinary, nullable=False),
+    sa.Index("ix_live_pick_live_deliveries_ref", "kind", "ref"),
+    sa.Index("ix_live_pick_live_deliveries_window", "character_id", "window_ns"),
+)
+"""Every frame the live service pushed to consoles (windows, late follow-ups, pick-ups, lines quarantined
+outside any window), as the exact bytes sent, numbered without gaps within the service's epoch: a
+console that resumes is sent these very bytes. `ref` names what the frame is of (a window's push
+sequence, a late frame's sequence, a picked-up msg_id, a quarantined landing seq)."""
 LIVE_SERVICE = "live-service"
 """`run_id` of a window the live service finished (a Dagster run writes its own run id)."""
 rejudged = sa.Table(
@@ -233,18 +267,23 @@ def count_late(conn, counts: dict[tuple[str, int], int]) -> None:
 
 
 def landing_row(text: str, arrived_ns: int, window_seconds: int, tz: str) -> dict:
-    """A landing row; the window is known only when the line's sent_at reads."""
+    """A landing row; the window is known only when the line's sent_at reads. The id and character
+    are kept only as text the store's text columns hold (no NUL)."""
     obj = parse_object(text) or {}
     stamp = timestamps.parse(obj.get("sent_at"), tz)
     sent = stamp.ns if stamp else None
     return {
         "arrived_ns": arrived_ns,
         "text": text,
-        "msg_id": obj.get("msg_id") if isinstance(obj.get("msg_id"), str) else None,
-        "character_id": obj.get("character_id").strip() if isinstance(obj.get("character_id"), str) else None,
+        "msg_id": _text_cell(obj.get("msg_id")),
+        "character_id": _text_cell(obj.get("character_id"), trim),
         "sent_ns": sent,
         "window_ns": None if sent is None else timestamps.floor_ns(sent, window_seconds),
     }
+
+
+def _text_cell(value, clean=lambda v: v) -> str | None:
+    return clean(value) if isinstance(value, str) and "\x00" not in value else None
 
 
 def append(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds: int, tz: str) -> int:
@@ -256,14 +295,39 @@ def append(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds:
     return len(rows)
 
 
-def append_returning(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds: int, tz: str) -> list[dict]:
-    """Append in one transaction; the landing rows with their `seq`, in the order given."""
-    if not texts:
+def land(engine: sa.Engine, lines: list[dict], arrived_ns: int, window_seconds: int, tz: str) -> list[dict]:
+    """Land lines in one transaction: each `{"text", "raw", "sender", "frame_no", "reason"}` (`reason`:
+    (code, why) for a line quarantined before the gates, which then belongs to no window and is
+    quarantined in the same transaction). Returns the landing rows with their `seq` (and `reason`),
+    in the order given."""
+    if not lines:
         return []
-    rows = [landing_row(t, arrived_ns, window_seconds, tz) for t in texts]
+    rows = []
+    for line in lines:
+        row = landing_row(line["text"], arrived_ns, window_seconds, tz) if line.get("reason") is None else {
+            "arrived_ns": arrived_ns, "text": line["text"], "msg_id": None, "character_id": None, "sent_ns": None, "window_ns": None}
+        row.update(raw=line.get("raw"), sender=line.get("sender"), frame_no=line.get("frame_no"))
+        rows.append(row)
     with engine.begin() as conn:
         seqs = conn.execute(landing.insert().returning(landing.c.seq, sort_by_parameter_order=True), rows).scalars().all()
-    return [{**r, "seq": int(s)} for r, s in zip(rows, seqs)]
+        out = [{**r, "seq": int(s), "reason": line.get("reason")} for r, s, line in zip(rows, seqs, lines)]
+        refused = [{"seq": r["seq"], "character_id": None, "window_ns": None, "reason_code": r["reason"][0], "reason": r["reason"][1]}
+                   for r in out if r["reason"] is not None]
+        if refused:
+            conn.execute(quarantine.insert(), refused)
+    return out
+
+
+def stored_frames_of(engine: sa.Engine, sender: str) -> int:
+    """The highest frame number of `sender` whose lines are landed (0 when none)."""
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(landing.c.frame_no), 0))
+                                .where(landing.c.sender == sender)).scalar_one())
+
+
+def append_returning(engine: sa.Engine, texts: list[str], arrived_ns: int, window_seconds: int, tz: str) -> list[dict]:
+    """Append in one transaction; the landing rows with their `seq`, in the order given."""
+    return land(engine, [{"text": t} for t in texts], arrived_ns, window_seconds, tz)
 
 
 def closed_unjudged(engine: sa.Engine, now_ns: int, window_seconds: int, grace_seconds: float) -> list[tuple[str, int]]:

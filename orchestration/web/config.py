@@ -36,13 +36,35 @@ class WebConfig:
     rules_config: Path | None = None
     """live_pick rules configuration (window length, picks per window); default rules/live_pick/config.yaml."""
     max_frame_bytes: int = 64 * 1024
-    """An ingest frame larger than this is refused: the socket closes with 1009 and the reason."""
+    """An ingest frame larger than this is refused by the WebSocket protocol layer before it is read
+    whole: the socket closes with 1009."""
+    max_frame_lines: int = 1000
+    """An array frame of more elements is one line, quarantined (`too_many_lines`): a 64 KiB frame of
+    real chat lines holds a few hundred."""
+    notice_limit: int = 100
+    """Quarantine notices waiting for one ingest connection; past it they are counted and told as one."""
+    window_ahead_s: float = 600
+    """A line whose window ends more than this after it arrived is quarantined (`window_out_of_range`)."""
+    late_horizon_s: float = 600
+    """A line whose window ended more than this before it arrived is quarantined (`window_out_of_range`);
+    within it, a line of a window already pushed is late (judged in a follow-up)."""
     client_queue: int = 512
-    """Frames waiting for one console client; a client that falls further behind is dropped (it resumes with `after`)."""
+    """Frames waiting for one console client; a client that falls further behind is dropped (it resumes with `after_seq`)."""
+    max_consoles: int = 100
+    """Console sockets served at once; one more is refused (503)."""
     allowed_origins: tuple[str, ...] = ()
     """Origins (scheme://host:port) allowed on the console socket besides the service's own."""
     history_windows: int = 30
-    """Windows a console gets on first connect (without `after`)."""
+    """Windows a console gets on first connect (without `after_seq` or `after`), with what followed them."""
+    history_bytes: int = 64 * 2**20
+    """The most a console is sent on first connect (the newest frames within it)."""
+    resume_frames: int = 5000
+    """The most frames a console that resumes is sent; further behind, it is told `too_old` and sent the newest."""
+    history_readers: int = 2
+    """Console history and the store's figures are read by this many threads at most, beside the worker."""
+    retention_bytes: int = 2 * 2**30
+    """The frames sent are kept in the store up to this many bytes (the oldest go first): a console can
+    resume from any of them byte for byte."""
     judge_helper: bool = field(default_factory=lambda: (os.cpu_count() or 1) > 1)
     """Judge three in four of the windows that end together in a helper process, on another core
     (`orchestration.web.live.judge_helper`); on by default where there is more than one core."""

@@ -23,19 +23,19 @@ from rules.common.arrow_json import ColumnReader
 from rules.common.distinct import each_value
 from rules.common.shared_values import SharedValues
 from schemas import RowChecker, is_reference
-from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, encodable,
+from rules.common.jsonl import (INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, TOO_DEEP, encodable,
                                 lenient_get, read_object, read_objects, utf8_lines)
 
 QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
 # Reason codes shared by every domain; domains add their own. The line-level ones
-# (INVALID_JSON, NOT_UTF8, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE) come from `jsonl`.
+# (INVALID_JSON, NOT_UTF8, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE, TOO_DEEP) come from `jsonl`.
 SCHEMA = "schema"
 MISSING_ID = "missing_id"
 DUPLICATE_ID = "duplicate_id"
 BAD_TIMESTAMP = timestamps.BAD
 TIMESTAMP_RANGE = timestamps.OUT_OF_RANGE
-LINE_CODES = (NOT_UTF8, INVALID_JSON, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE)
+LINE_CODES = (NOT_UTF8, INVALID_JSON, TOO_DEEP, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE)
 
 
 _PADDING_RANGES = (

@@ -40,6 +40,7 @@ NOT_UTF8 = "not_utf8"
 NON_FINITE = "non_finite_number"
 INTEGER_RANGE = "integer_out_of_range"
 LONE_SURROGATE = "lone_surrogate"
+TOO_DEEP = "too_deep"
 """Reason codes of a line that is not a bounded JSON object (see `read_object`)."""
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -88,14 +89,14 @@ def read_object(text: str) -> tuple[dict | None, str | None, str | None]:
     except ValueError as exc:
         return None, INVALID_JSON, f"not JSON: {exc}"
     except RecursionError:
-        return None, INVALID_JSON, "not JSON: nested too deeply"
+        return None, TOO_DEEP, "nested too deeply to be read"
     if not isinstance(obj, dict):
         return None, INVALID_JSON, f"a JSON {type(obj).__name__}, not an object"
     if "\\u" in text:  # a surrogate can only come from an escape: the line itself is UTF-8
         try:
             found = _find(obj, lambda v: isinstance(v, str) and not encodable(v))
         except RecursionError:
-            return None, INVALID_JSON, "nested too deeply to be read"
+            return None, TOO_DEEP, "nested too deeply to be read"
         if found is not None:
             where = found[0]
             return None, LONE_SURROGATE, f"{where}: holds a lone surrogate escape, which is not text that can be written as UTF-8"
@@ -224,7 +225,7 @@ def _marked(text: str) -> tuple[object, tuple[str, str] | None]:
     except ValueError as exc:  # the number came first, the line is not JSON further on
         return None, (INVALID_JSON, f"not JSON: {exc}")
     except RecursionError:
-        return None, (INVALID_JSON, "not JSON: nested too deeply")
+        return None, (TOO_DEEP, "nested too deeply to be read")
     if found is None:
         return obj, None
     where, mark = found

@@ -28,13 +28,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SAMPLE_HORIZON = 10 * 365 * 86400.0
+"""The sample broadcast was recorded in September 2026: tests that send it as recorded widen the late
+horizon to reach it (by default a line of a window closed over 10 minutes before it arrives is quarantined)."""
+
+
 class Service:
     """`verdicts serve` on its own warehouse; `start()` again after `kill()` restarts it on the same port."""
 
-    def __init__(self, tmp: Path, *args: str, token: str | None = None, window_seconds: int | None = None):
+    def __init__(self, tmp: Path, *args: str, token: str | None = None, window_seconds: int | None = None,
+                 late_horizon: float | None = SAMPLE_HORIZON):
         self.tmp = tmp
         self.port = free_port()
         self.args = list(args)
+        if late_horizon is not None:
+            self.args += ["--late-horizon", str(late_horizon)]
         if window_seconds is not None:
             rules = tmp / "rules.yaml"
             text = (ROOT / "rules" / "live_pick" / "config.yaml").read_text(encoding="utf-8")
@@ -91,10 +99,31 @@ def worker_service(tmp_path: Path, name: str, clock, **settings):
     from orchestration.web.config import WebConfig
     from orchestration.web.live.service import LiveService
 
+    from orchestration.web.live.delivery import DeliveryLog
+
     service = LiveService(WebConfig(**{"tags": "gold", "warehouse_url": f"sqlite:///{tmp_path / name}", **settings}), clock=clock)
     service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
     service._recover()
+    service.delivery = DeliveryLog(1)
     return service
+
+
+def feed(service, texts: list[str]):
+    """The worker's step for lines that arrived as one frame of one connection: landed and absorbed
+    (no event loop); what absorbing made (`service.Absorbed`)."""
+    from orchestration.web.live.frames import screened
+    from orchestration.web.live.service import Origin
+
+    _, failed, absorbed = service._ingest([(Origin(), 1, [screened(t) for t in texts])])
+    assert not failed
+    return absorbed
+
+
+def lines(*texts: str) -> list:
+    """Lines as an ingest frame holds them (`frames.Line`)."""
+    from orchestration.web.live.frames import screened
+
+    return [screened(t) for t in texts]
 
 
 def sample_lines() -> list[str]:
@@ -173,3 +202,80 @@ def window_frames(frames: list[dict]) -> list[dict]:
 
 def key(frame: dict) -> str:
     return f"{frame['character_id']}/{frame['window_start']}"
+
+
+class InProcess:
+    """`verdicts serve`'s application on uvicorn in a thread of this process, on a free loopback port,
+    so a test can reach into its service (`service`) or patch its code; `stop()` ends it."""
+
+    def __init__(self, tmp: Path, warehouse_url: str | None = None, window_seconds: int | None = None, **settings):
+        from orchestration.web.config import WebConfig
+
+        if window_seconds is not None:
+            rules = tmp / "rules.yaml"
+            text = (ROOT / "rules" / "live_pick" / "config.yaml").read_text(encoding="utf-8")
+            rules.write_text(text.replace("window_seconds: 30", f"window_seconds: {window_seconds}"), encoding="utf-8")
+            settings["rules_config"] = rules
+        self.port = free_port()
+        self.config = WebConfig(**{"tags": "gold", "warehouse_url": warehouse_url or f"sqlite:///{tmp / 'warehouse.sqlite'}",
+                                   "home": tmp / "home", "admin_warm": False, "judge_helper": False, "port": self.port, **settings})
+        self.server = None
+        self.thread = None
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def service(self):
+        return self.app.state.live
+
+    def start(self) -> "InProcess":
+        import threading
+
+        import uvicorn
+
+        from orchestration.web.app import create_app
+
+        self.app = create_app(self.config)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    ws="websockets-sansio", ws_max_size=self.config.max_frame_bytes))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.time() + 60
+        while not self.server.started:
+            if not self.thread.is_alive() or time.time() > deadline:
+                raise RuntimeError("the in-process server did not start")
+            time.sleep(0.05)
+        return self
+
+    def status(self) -> dict:
+        with urllib.request.urlopen(self.http + "/live/status", timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+            self.thread.join(timeout=60)
+
+
+def retimed(lines: list[str], at_ns: int, tz: str = "Asia/Seoul") -> list[str]:
+    """Lines with `sent_at` moved to `at_ns` (naive local time), as a replayer re-times to now."""
+    from rules.common import timestamps
+
+    out = []
+    for t in lines:
+        try:
+            row = json.loads(t)
+        except ValueError:
+            out.append(t)
+            continue
+        if isinstance(row, dict):
+            row["sent_at"] = timestamps.format_ns(at_ns, "", tz)
+            t = json.dumps(row, ensure_ascii=False)
+        out.append(t)
+    return out

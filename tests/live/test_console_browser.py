@@ -6,16 +6,21 @@ var/test-artefacts/ (or $VERDICTS_TEST_ARTEFACTS)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+
+from orchestration.live import store
 
 from tests.conftest import ROOT
-from tests.live.console import BIN, Service, sample_lines
+from tests.live.console import BIN, Service, ingest, sample_lines
 
 pytestmark = pytest.mark.slow
 CHROMIUM = os.environ.get("VERDICTS_CHROMIUM", "/usr/bin/chromium")
@@ -36,6 +41,21 @@ def broadcast(path: Path, n: int) -> None:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
+def _settled(service) -> dict:
+    """`/live/status` once no line waits for its window (the store's figures, settled)."""
+    import time
+    import urllib.request
+
+    deadline = time.time() + 30
+    while True:
+        req = urllib.request.Request(service.http + "/live/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status = json.loads(r.read())
+        if status["pending"] == 0 or time.time() > deadline:
+            return status
+        time.sleep(0.3)
+
+
 @pytest.fixture
 def chromium_browser():
     if not Path(CHROMIUM).exists():
@@ -50,7 +70,7 @@ def chromium_browser():
 
 
 def test_console_shows_windows_evidence_pickups_and_survives_a_restart(chromium_browser, tmp_path):
-    service = Service(tmp_path, token=TOKEN, window_seconds=2).start()
+    service = Service(tmp_path, token=TOKEN, window_seconds=2, late_horizon=None).start()
     chat = tmp_path / "chat.jsonl"
     broadcast(chat, 240)
     replayer = None
@@ -106,8 +126,33 @@ def test_console_shows_windows_evidence_pickups_and_survives_a_restart(chromium_
         replayer.wait(timeout=60)
         out = replayer.stdout.read()
         assert replayer.returncode == 0, out
-        assert "240 lines sent, all acknowledged durable" in out
+        assert "240 lines sent, 240 acknowledged stored (all)" in out, out
         page.locator("#open .open-window").first.wait_for(state="detached", timeout=20000)
+
+        # every window stored is on the page once, and its header shows the store's figures
+        status = _settled(service)
+        engine = sa.create_engine(f"sqlite:///{tmp_path / 'warehouse.sqlite'}")
+        with engine.connect() as conn:
+            stored = {f"{c}/{w}" for c, w in conn.execute(sa.select(store.windows.c.character_id, store.windows.c.window_start))}
+        engine.dispose()
+        shown = page.eval_on_selector_all("article.window", "els => els.map(e => e.dataset.key)")
+        assert sorted(shown) == sorted(stored), "every window once"
+        # lines no window can take: in the panel, with their reason and text
+        hostile = [json.dumps({"msg_id": "MSG-WHO", "character_id": "<b>CH-9</b>", "viewer_id": "VW-1", "sent_at": "2026-11-01T09:00:00",
+                               "body": "누구세요?", "donation_amount": 0, "is_question": True}, ensure_ascii=False),
+                   json.dumps({"msg_id": "MSG-FAR", "character_id": "CH-0007", "viewer_id": "VW-1", "sent_at": "2100-01-01T09:00:00",
+                               "body": "미래에서 왔어요", "donation_amount": 0, "is_question": False}, ensure_ascii=False)]
+        with ThreadPoolExecutor(1) as aside:  # Playwright's own event loop runs in this thread
+            told = aside.submit(asyncio.run, ingest(service.ws, hostile, headers={"Authorization": f"Bearer {TOKEN}"})).result()
+        assert sorted(q["reason_code"] for q in told["quarantined"]) == ["unknown_character", "window_out_of_range"]
+        page.wait_for_selector("#panel li.panel-line[data-reason-code='window_out_of_range']", timeout=10000)
+        panel = page.locator("#panel").inner_text()
+        assert "<b>CH-9</b>" in panel and "미래에서 왔어요" in panel and "unknown_character" in panel
+        status = _settled(service)
+        page.wait_for_function("n => document.querySelector('#totals').dataset.received === String(n)", arg=status["received"],
+                               timeout=15000)
+        header = page.eval_on_selector("#totals", "e => ({...e.dataset})")
+        assert {k: int(v) for k, v in header.items()} == {k: status[k] for k in header}, (header, status)
         page.evaluate("() => window.scrollTo(0, 0)")
         shot = tmp_path / "console.png"
         page.screenshot(path=str(shot), full_page=False)

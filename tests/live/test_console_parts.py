@@ -11,20 +11,25 @@ import sqlalchemy as sa
 
 from orchestration.live import store
 from orchestration.live.ingest_client import frames_of
+from orchestration.web.live.frames import lines_of
 from orchestration.web.live.clients import Hub
 from orchestration.web.live import records
-from orchestration.web.live.sockets import split_frame
+from orchestration.web.live.delivery import DeliveryLog
+from orchestration.web.live.frames import elements
 from orchestration.web.live.windows import merge_checks
-from tests.live.console import worker_service
+from tests.live.console import SAMPLE_HORIZON, feed, lines, worker_service
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
 
 
 def test_a_frame_is_one_line_per_array_element_and_anything_else_is_one_line():
-    assert split_frame('{"msg_id": "A"}') == ['{"msg_id": "A"}']
-    assert split_frame('[{"msg_id": "A"}, 3, "x"]') == ['{"msg_id": "A"}', "3", '"x"']
-    assert split_frame("not json") == ["not json"]
-    assert split_frame("[]") == []
+    def split(text):
+        return [line.text for line in lines_of({"text": text}, 1000)]
+
+    assert split('{"msg_id": "A"}') == ['{"msg_id": "A"}']
+    assert split('[{"msg_id": "A"}, 3, "x"]') == ['{"msg_id": "A"}', "3", '"x"']
+    assert split("not json") == ["not json"]
+    assert split("[]") == []
 
 
 def test_the_replayer_keeps_array_frames_under_the_limit_and_sends_bad_lines_alone():
@@ -32,7 +37,7 @@ def test_the_replayer_keeps_array_frames_under_the_limit_and_sends_bad_lines_alo
     frames = frames_of(lines[:200] + ["{broken"] + lines[200:], max_bytes=8 * 1024)
     assert "{broken" in frames
     assert all(len(f.encode()) <= 8 * 1024 for f in frames)
-    back = [l for f in frames for l in (split_frame(f) if f != "{broken" else ["{broken"])]
+    back = [l for f in frames for l in (elements(f) if f != "{broken" else ["{broken"])]
     assert [json.loads(l)["msg_id"] for l in back if l != "{broken"] == [f"M-{i}" for i in range(400)]
     assert back.index("{broken") == 200, "order kept"
 
@@ -79,23 +84,20 @@ def test_waiting_for_the_consoles_ends_when_each_was_sent_everything_or_at_the_t
     asyncio.run(go())
 
 
-def test_the_frames_kept_for_resuming_consoles_are_bounded_by_their_bytes(tmp_path, monkeypatch):
+def test_the_frames_kept_for_resuming_consoles_are_bounded_by_their_bytes_once_recorded():
     """A window's frame is 3 MB at 400 lines/s: the frames kept as sent are bounded in bytes as well
-    as in number (older ones are rebuilt from the store when a console resumes)."""
-    from orchestration.web.config import WebConfig
-    from orchestration.web.live import service as service_module
-
-    monkeypatch.setattr(service_module, "RECENT_BYTES", 250)
-    service = service_module.LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / 'w.sqlite'}"))
-    client = service.join()
-    for seq in range(1, 6):
-        service._remember({"type": "window", "seq": seq}, b"x" * 100)
-    assert client.queue.get_nowait() == ((1, 0), "x" * 100), "consoles are sent text"
-    assert list(service.recent) == [(4, 0), (5, 0)] and service.recent_bytes == 200
-    assert service.published == (5, 0), "every frame was pushed, kept or not"
-    service._remember({"type": "window", "seq": 6}, b"y" * 300)  # larger than the bound: pushed, not kept
-    assert not service.recent and service.recent_bytes == 0 and service.published == (6, 0)
-    service.pool.shutdown()
+    as in number, older ones read from the store; a frame not yet in the store stays, whatever the bounds."""
+    log = DeliveryLog(7, keep_frames=10, keep_bytes=250)
+    sent = [log.publish({"type": "window", "n": i, "pad": "x" * 60}, "window", str(i)) for i in range(1, 6)]
+    assert [d.seq for d in sent] == [1, 2, 3, 4, 5] and all(b'"seq":%d,"epoch":7' % d.seq in d.data for d in sent)
+    assert list(log.recent) == [1, 2, 3, 4, 5], "none recorded yet: all kept"
+    log.recorded(log.take_unrecorded())
+    assert log.recent_bytes <= 250 and list(log.recent) == list(range(6 - len(log.recent), 6)), "the newest within the bytes"
+    assert log.held(log.seq - 1) == [sent[-1]] and log.held(0) is None, "older ones: from the store"
+    big = log.publish({"type": "window", "pad": "y" * 400}, "window", "6")
+    assert log.held(5) == [big], "larger than the bound, kept until recorded"
+    log.recorded(log.take_unrecorded())
+    assert log.held(5) is None or log.held(5) == [big]
 
 
 def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
@@ -133,10 +135,10 @@ def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before
 
     service.deadlines = {("CH-0007", due): due + step + service.grace, ("CH-0008", due): due + 2 * step}
     now = due + step + service.grace
-    later = [(None, 1, [line("2026-11-01T09:00:31"), "not json"])]  # naive Seoul time: the next window
+    later = [(None, 1, lines(line("2026-11-01T09:00:31"), "not json"))]  # naive Seoul time: the next window
     assert not service._holds_due(later, now)
-    assert service._holds_due(later + [(None, 2, [line("2026-11-01T09:00:29")])], now)
-    assert not service._holds_due([(None, 3, [line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")])], now)
+    assert service._holds_due(later + [(None, 2, lines(line("2026-11-01T09:00:29")))], now)
+    assert not service._holds_due([(None, 3, lines(line("2026-11-01T00:00:29+00:00").replace("CH-0007", "CH-0008")))], now)
     service.pool.shutdown()
 
 
@@ -167,28 +169,29 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     for name, late in (("quiet", []), ("straggler", [straggler])):
         now = [start + 10 * 10**9]
         service = worker_service(tmp_path, f"{name}.sqlite", lambda: now[0])
-        service._ingest(lines)
+        feed(service, lines)
         now[0] = start + step + 50_000_000  # past the end and the settle, inside the 200 ms grace
         service._rank_early([key])
         assert key in service.early
         if late:
-            service._ingest(late)
+            feed(service, late)
         now[0] = start + step + service.grace
         calls.clear()
-        early_seq = service.early[key][1]["seq"]
+        early_seq = service.early[key][1]["push"]
         assert records.last_push_seq(service.engine) == early_seq, "stored in the grace"
         assert service.stored_push < early_seq, "not pushed yet: a late frame judged now would come before it"
         frames[name] = json.loads(records.window_json(service._finish([key])[0]))
         assert calls == ([[key]] if late else [])  # ranked again only for the straggler
         assert key not in service.early
-        assert frames[name]["seq"] == records.last_push_seq(service.engine) >= early_seq  # the newest push
-        assert late or frames[name]["seq"] == early_seq
-        assert service.stored_push == frames[name]["seq"]
+        assert frames[name]["push"] == records.last_push_seq(service.engine) >= early_seq  # the newest push
+        assert late or frames[name]["push"] == early_seq
+        assert service.stored_push == frames[name]["push"]
         # what is stored is the window as pushed, once: the early result was replaced, not added to
         with service.engine.connect() as conn:
             for table, n in ((store.verdicts, len(lines) + len(late)), (store.windows, 1), (store.pushes, 1), (store.audit, 1)):
                 assert conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one() == n, table.name
-        assert records.stored_frames(service.engine, 0, service.rules.timezone)[0]["verdicts"] == frames[name]["verdicts"]
+        again = records.stored_frames(service.engine, [frames[name]["push"]], [], service.rules.timezone)
+        assert again[0][0]["verdicts"] == frames[name]["verdicts"]
         service.pool.shutdown()
 
     picks = {n: [r["msg_id"] for r in f["verdicts"] if r["verdict"] == V.PICK] for n, f in frames.items()}
@@ -197,7 +200,7 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
     # the same lines judged without early ranking give the same verdicts
     now = [start + 10 * 10**9]
     fresh = worker_service(tmp_path, "fresh.sqlite", lambda: now[0])
-    fresh._ingest(lines + [straggler])
+    feed(fresh, lines + [straggler])
     now[0] = start + step + fresh.grace
     assert json.loads(records.window_json(fresh._finish([key])[0]))["verdicts"] == frames["straggler"]["verdicts"]
     fresh.pool.shutdown()
@@ -215,18 +218,19 @@ def test_a_crash_between_a_windows_store_in_its_grace_and_its_push_loses_nothing
 
     now = [start + 10 * 10**9]
     first = worker_service(tmp_path, "w.sqlite", lambda: now[0])
-    first._ingest([line(i, i) for i in range(1, 6)])
+    feed(first, [line(i, i) for i in range(1, 6)])
     now[0] = start + step + 50_000_000
     first._rank_early([key])
     stored = json.loads(records.window_json(first.early[key][1]))
-    first._ingest([line(9, 29)])  # acknowledged (landed), then the process dies
+    feed(first, [line(9, 29)])  # acknowledged (landed), then the process dies
     first.pool.shutdown()
 
     now[0] = start + step + 10**9
     second = worker_service(tmp_path, "w.sqlite", lambda: now[0])
     assert key in second.finished and key not in second.open
-    assert records.last_position(second.engine) >= (stored["seq"], 0), "counted as pushed at start: a resuming console gets it"
-    frames = records.stored_frames(second.engine, 0, second.rules.timezone)
+    todo = second._undelivered()
+    assert [(kind, ref) for _, kind, ref, _ in todo][0] == ("window", str(stored["push"])), "never sent: sent when it restarts"
+    frames = [f for f, _, _, _ in todo]
     assert [f["verdicts"] for f in frames if f["type"] == "window"] == [stored["verdicts"]]
     late = [f for f in frames if f["type"] == "late"]
     assert [r["msg_id"] for f in late for r in f["verdicts"]] == ["M-9"]
@@ -251,18 +255,18 @@ def test_a_copy_of_a_line_judged_long_ago_is_a_duplicate_though_only_open_window
 
     now = [start + 10 * 10**9]
     service = worker_service(tmp_path, "w.sqlite", lambda: now[0])
-    service._ingest([line(1, 1), line(2, 2)])
+    feed(service, [line(1, 1), line(2, 2)])
     assert set(service.seen) == {"M-1", "M-2"}
     now[0] = start + step + service.grace
     service._finish([("CH-0007", start)])
     assert not service.seen, "a finished window's ids are looked up in the store"
     now[0] = start + 2 * step + 5 * 10**9
-    _, absorbed = service._ingest([line(3, 3, minute=1), line(1, 35), line(4, 20)])  # a copy of M-1; M-4 is late
+    absorbed = feed(service, [line(3, 3, minute=1), line(1, 35), line(4, 20)])  # a copy of M-1; M-4 is late
     assert [(q["msg_id"], q["reason_code"], q["reason"]) for q in absorbed.quarantined] == [
         ("M-1", "duplicate_id", "msg_id 'M-1' repeats the row on line 1")]
     assert [r["msg_id"] for f in absorbed.late for r in f["verdicts"]] == ["M-4"]
     assert set(service.seen) == {"M-3"}, "the late line is looked up in the store"
-    _, again = service._ingest([line(4, 40), line(3, 41, minute=1)])
+    again = feed(service, [line(4, 40), line(3, 41, minute=1)])
     assert sorted((q["msg_id"], q["reason"]) for q in again.quarantined) == [
         ("M-3", "msg_id 'M-3' repeats the row on line 3"), ("M-4", "msg_id 'M-4' repeats the row on line 5")]
     service.pool.shutdown()
@@ -297,7 +301,7 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
         assert stored is not None
         assert records.store_window(engine, key, "2026-11-01T09:00:00", key[1] + 30 * 10**9, 3, [r["msg_id"] for r in rows], params,
                                     [], [], key[1], lambda: key[1], AUDIT) is None  # judged once
-        frames = records.stored_frames(engine, 0, "Asia/Seoul")
+        frames = [f for f, _ in records.stored_frames(engine, [stored[0]], [], "Asia/Seoul")]
         with engine.connect() as conn:
             tags = dict(conn.execute(sa.select(store.verdicts.c.msg_id, store.verdicts.c.tags)).all())
         got[name] = (frames[0]["verdicts"], {m: store.load_json(t) for m, t in tags.items()})
@@ -332,9 +336,9 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
                            "sent_at": f"2026-11-01T09:00:{second:02d}", "body": "노래 불러 줘?", "topic_tags": ["노래"],
                            "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
 
-    async def send(origin, *lines):
+    async def send(origin, *texts):
         origin.received += 1
-        await service._ingest_items([(origin, origin.received, list(lines))])
+        await service._ingest_items([(origin, origin.received, lines(*texts))])
 
     async def go():
         a, b, quiet = Origin(), Origin(), Origin()
@@ -352,7 +356,7 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
         b.received += 1  # a frame of b's is on its way to the worker
         b.closed = True
         assert not service._complete(key), "closed, but a frame is not absorbed yet"
-        await service._ingest_items([(b, b.received, [line(7, 9)])])
+        await service._ingest_items([(b, b.received, lines(line(7, 9)))])
         assert service._complete(key)
         assert not service._complete(("CH-0008", start)), "quiet sent to CH-0008's window and has not passed it"
         assert not service._complete(("CH-0011", start)), "a sent to it and has not passed it"
@@ -361,10 +365,10 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
         c = Origin()
         await send(c, line(8, 10, "CH-0015"))
         assert not service._complete(("CH-0015", start))
-        arrived = [(c, 2, [line(9, 11, "CH-0015")]), (c, 3, [line(10, 12, "CH-0008"), line(11, 33, "CH-0015")])]
+        arrived = [(c, 2, lines(line(9, 11, "CH-0015"))), (c, 3, lines(line(10, 12, "CH-0008"), line(11, 33, "CH-0015")))]
         assert not service._complete(("CH-0015", start), arrived[:1]), "its frame not absorbed yet holds this window only"
         assert service._complete(("CH-0015", start), arrived), "a frame of it that arrived holds the next window"
-        assert not service._complete(("CH-0015", start), [(a, 9, [line(12, 40, "CH-0015")])]), "another connection's"
+        assert not service._complete(("CH-0015", start), [(a, 9, lines(line(12, 40, "CH-0015")))]), "another connection's"
 
     asyncio.run(go())
     service.pool.shutdown()
@@ -387,10 +391,10 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
         a, b = Origin(), Origin()
         for origin, i in ((a, 1), (b, 2), (a, 3)):
             origin.received += 1
-            await service._ingest_items([(origin, origin.received, [line(i, i)])])
+            await service._ingest_items([(origin, origin.received, lines(line(i, i)))])
             service.deadlines[key] = start + step + service.grace
         a.received += 1
-        await service._ingest_items([(a, a.received, [line(4, 31)])])  # a passed it; b has not
+        await service._ingest_items([(a, a.received, lines(line(4, 31)))])  # a passed it; b has not
         assert not service._complete(key)
         end = start + step
         assert service._ripe(end) == [], "not before its end and settle"
@@ -478,7 +482,7 @@ def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line
     for cleared_first in (True, False):
         now = [start + 10 * 10**9]
         service = worker_service(tmp_path, f"out_{cleared_first}.sqlite", lambda: now[0])
-        service._ingest([line(i, i) for i in range(1, 6)])
+        feed(service, [line(i, i) for i in range(1, 6)])
         now[0] = start + step + service.grace  # due while the worker finishes it
         if cleared_first:
             service._clear({key})
@@ -488,9 +492,9 @@ def test_a_window_due_while_it_is_being_finished_goes_out_once_stored_and_a_line
         if not cleared_first:
             service._clear({key})
         assert service.counts["windows"] == 1 and key in service.out_early
-        seq = service.early[key][1]["seq"]
+        seq = service.early[key][1]["push"]
         assert service.stored_push == seq
-        service._ingest([line(9, 29)])  # sent inside the window, absorbed after it went out
+        feed(service, [line(9, 29)])  # sent inside the window, absorbed after it went out
         assert service._finish([key]) == [], "not pushed again, nor finished again"
         assert service.counts["windows"] == 1 and key not in service.out_early and key in service.finished
         with service.engine.connect() as conn:
@@ -524,8 +528,8 @@ def test_a_waiting_lines_evidence_is_checked_as_it_arrives_and_what_its_place_ad
 
     monkeypatch.setattr(engine, "ranked_bases", bases)
     monkeypatch.setattr(engine, "ranked", ranked)
-    service = worker_service(tmp_path, "evidence.sqlite", lambda: 2_000_000_000 * 10**9)
-    service._ingest(sample_lines())
+    service = worker_service(tmp_path, "evidence.sqlite", lambda: 2_000_000_000 * 10**9, late_horizon_s=SAMPLE_HORIZON)
+    feed(service, sample_lines())
     key = next(k for k, w in service.open.items() if wrong["base"] in {m["msg_id"] for m in w.waiting})
     window = service.open[key]
     fin = __import__("orchestration.web.live.windows", fromlist=["finish"]).finish([window], service.rules)[0]

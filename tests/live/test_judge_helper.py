@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from orchestration.live import store
 from orchestration.web.live import records
 from orchestration.web.live.judge_helper import JudgeHelperError
-from tests.live.console import sample_lines, worker_service
+from tests.live.console import SAMPLE_HORIZON, feed, sample_lines, worker_service
 
 START = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
 STEP = 30 * 10**9
@@ -39,7 +39,7 @@ def _lines() -> list[str]:
 
 
 def _service(tmp_path, name: str, helper: bool):
-    service = worker_service(tmp_path, name, lambda: START + 10 * STEP)
+    service = worker_service(tmp_path, name, lambda: START + 10 * STEP, late_horizon_s=SAMPLE_HORIZON)
     if helper:
         service._start_helper()
         deadline = time.time() + 120
@@ -51,7 +51,7 @@ def _service(tmp_path, name: str, helper: bool):
 
 def _ingest(service, lines: list[str]) -> None:
     for i in range(0, len(lines), 40):
-        service._ingest(lines[i:i + 40])
+        feed(service, lines[i:i + 40])
 
 
 def _judged(service) -> dict:
@@ -63,7 +63,8 @@ def _judged(service) -> dict:
                  for r in conn.execute(sa.select(store.audit))}
     for f in frames:
         data = json.loads(records.window_json(f))
-        data.pop("seq")
+        for place in ("seq", "epoch", "push"):  # its place in push order
+            data.pop(place)
         out[(f["character_id"], f["window_start"])] = (data, audit[(f["character_id"], f["window_end_ns"] - STEP)])
     return out
 

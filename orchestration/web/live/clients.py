@@ -2,23 +2,23 @@
 
 Publishing never waits: a frame goes into every client's queue at once; a client whose queue
 is full has fallen too far behind and is dropped (its socket closes with 1013 and the reason;
-the console reconnects with `after=<its last window>` and loses nothing).
+the console reconnects with `after_seq=<the last frame number it holds>` and loses nothing).
 """
 
 from __future__ import annotations
 
 import asyncio
 
-BEHIND = "too far behind: reconnect with after=<last window>"
+BEHIND = "too far behind: reconnect with after_seq=<the last frame number held>"
 
 
 class Client:
     def __init__(self, limit: int):
         self.queue: asyncio.Queue = asyncio.Queue(maxsize=limit)
         self.dropped = asyncio.Event()
-        self.last_seq = (0, 0)
-        """The place in push order of the last window or late frame this client was sent
-        (`records.position`): copies at or before it are skipped."""
+        self.last_seq = 0
+        """The number (`delivery`) of the last frame this client was sent: what the queue holds at or
+        before it was sent as history already, and is skipped."""
 
 
 class Hub:

@@ -30,6 +30,10 @@ PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", 
     <h2>채팅 흐름</h2>
     <div id="open" class="open-windows"></div>
     <ol id="chat" class="chat"></ol>
+    <section id="panel-box" class="panel" hidden>
+      <h2>구간 밖에서 격리된 줄 <small>(캐릭터 설정표가 없거나, 구간을 알 수 없거나, 시각이 범위를 벗어난 줄)</small></h2>
+      <ol id="panel"></ol>
+    </section>
   </section>
   <section class="windows">
     <h2>닫힌 구간 <small>(30초마다 답변할 질문 세 개 · 나머지는 사유별)</small></h2>
@@ -79,14 +83,19 @@ def pick_up(config):
 
 
 def status(config):
-    """The service's counts (lines received, windows pushed, lines judged, quarantined, late), its
-    open windows, and its judging helper: `ready`, `starting`, `off` (one core, or turned off) or
-    `failed` (its windows are judged in the service)."""
+    """The store's figures (`LiveService.tally`: received = judged + quarantined + duplicates + late +
+    pending, in total, per character and per character's current broadcast), what this run of the
+    service did since it started, its open windows, the newest frame number of its epoch, and its
+    judging helper: `ready`, `starting`, `off` (one core, or turned off) or `failed` (its windows are
+    judged in the service)."""
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
         service = request.app.state.live
-        return JSONResponse({**service.counts, "open_windows": len(service.deadlines),
+        tally = await service.tally()
+        return JSONResponse({**tally["total"], "windows": service.counts["windows"], "characters": tally["characters"],
+                             "broadcasts": tally["broadcasts"], "since_start": service.counts,
+                             "open_windows": len(service.deadlines), "epoch": service.delivery.epoch, "seq": service.delivery.seq,
                              "judge_helper": await service.run(service.helper_state)})
 
     return endpoint

@@ -22,7 +22,7 @@ def window_frame(character_id: str, window_ns: int, window_start: str, window_en
     """The `window` frame pushed to consoles; the same whether live or rebuilt from the store."""
     form = window_start[19:]
     return {
-        "type": "window", "seq": push_seq, "character_id": character_id, "window_start": window_start,
+        "type": "window", "push": push_seq, "character_id": character_id, "window_start": window_start,
         "window_end": timestamps.format_ns(window_end_ns, form, tz), "window_end_ns": window_end_ns, "lines": lines,
         "latency_ms": round(latency_ms, 1), "checks": checks, "verdicts": rows, "quarantined": quarantined,
     }
@@ -85,14 +85,9 @@ def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, 
 
 def late_frame(late_seq: int, after_push: int, key: Key, window_start: str | None, rows: list[dict]) -> dict:
     """The `late` frame pushed to consoles; the same whether live or rebuilt from the store.
-    Its place in push order is (`after`, `late_seq`); a window's is (`seq`, 0)."""
+    It was judged after window push `after` (`window_frame`'s `push`)."""
     return {"type": "late", "late_seq": late_seq, "after": after_push, "character_id": key[0], "window_ns": key[1],
             "window_start": window_start, "lines": len(rows), "verdicts": rows}
-
-
-def position(frame: dict) -> tuple[int, int]:
-    """Where a window or late frame stands in push order."""
-    return (frame["seq"], 0) if frame["type"] == "window" else (frame["after"], frame["late_seq"])
 
 
 VALUES_ROWS = 1000
@@ -177,53 +172,38 @@ def unstore_window(conn: sa.Connection, key: Key, push_seq: int) -> None:
     conn.execute(sa.delete(store.pushes).where(store.pushes.c.push_seq == push_seq))
 
 
-def set_pushed(engine: sa.Engine, pushed: list[tuple[int, float]]) -> None:
-    """Window pushes' end → sent latencies: (push sequence, ms) each, in one transaction."""
-    with engine.begin() as conn:
-        for push_seq, latency_ms in pushed:
-            conn.execute(sa.update(store.pushes).where(store.pushes.c.push_seq == push_seq).values(pushed_ms=latency_ms))
-
-
-def push_seq_of(engine: sa.Engine, character_id: str, window_start: str) -> int | None:
-    q = (sa.select(store.pushes.c.push_seq)
-         .join(store.windows, sa.and_(store.windows.c.character_id == store.pushes.c.character_id,
-                                      store.windows.c.window_ns == store.pushes.c.window_ns))
-         .where(store.windows.c.character_id == character_id, store.windows.c.window_start == window_start))
-    with engine.connect() as conn:
-        return conn.execute(q).scalar()
-
-
-def stored_frames(engine: sa.Engine, after_seq: int, tz: str, limit: int | None = None) -> list[dict]:
-    """Window frames pushed after `after_seq` and the late frames pushed after that window,
-    rebuilt from the store, in push order (`limit`: only the newest windows and what followed them)."""
+def stored_frames(engine: sa.Engine, pushes: list[int], late: list[int], tz: str) -> list[tuple[dict, str]]:
+    """Window frames of these push sequences and late frames of these late sequences, rebuilt from the
+    store, each with its kind, in the order they were to be pushed (a late frame after the window push
+    it follows)."""
     p, w = store.pushes, store.windows
-    q = (sa.select(p.c.push_seq, p.c.character_id, p.c.window_ns, p.c.checks, p.c.quarantined, p.c.msg_order, p.c.pushed_ms,
-                   w.c.window_start, w.c.window_end_ns, w.c.lines, w.c.latency_ms)
-         .join(w, sa.and_(w.c.character_id == p.c.character_id, w.c.window_ns == p.c.window_ns))
-         .where(p.c.push_seq > after_seq).order_by(p.c.push_seq))
-    if limit is not None:  # the newest `limit`, still in push order
-        q = q.order_by(None).order_by(p.c.push_seq.desc()).limit(limit)
+    out: list[tuple[tuple[int, int], dict, str]] = []
     with engine.connect() as conn:
-        pushed = sorted(conn.execute(q).all(), key=lambda r: r.push_seq)
-        frames = []
-        for r in pushed:
-            rows = {m: store.load_json(v) for m, v in conn.execute(
-                sa.select(store.verdicts.c.msg_id, store.verdicts.c.row).where(
-                    store.verdicts.c.character_id == r.character_id, store.verdicts.c.window_ns == r.window_ns))}
-            ordered = [rows[m] for m in store.load_json(r.msg_order) if m in rows]
-            latency = r.pushed_ms if r.pushed_ms is not None else r.latency_ms
-            frames.append(window_frame(r.character_id, int(r.window_ns), r.window_start, int(r.window_end_ns), int(r.lines),
-                                       latency, store.load_json(r.checks), ordered, store.load_json(r.quarantined),
-                                       int(r.push_seq), tz))
-        since = pushed[0].push_seq if limit is not None and pushed else after_seq
-        frames += stored_late_frames(conn, since)
-    return sorted(frames, key=position)
+        for i in range(0, len(pushes), 500):  # bounded IN lists
+            q = (sa.select(p.c.push_seq, p.c.character_id, p.c.window_ns, p.c.checks, p.c.quarantined, p.c.msg_order,
+                           p.c.pushed_ms, w.c.window_start, w.c.window_end_ns, w.c.lines, w.c.latency_ms)
+                 .join(w, sa.and_(w.c.character_id == p.c.character_id, w.c.window_ns == p.c.window_ns))
+                 .where(p.c.push_seq.in_(pushes[i:i + 500])))
+            for r in conn.execute(q).all():
+                rows = {m: store.load_json(v) for m, v in conn.execute(
+                    sa.select(store.verdicts.c.msg_id, store.verdicts.c.row).where(
+                        store.verdicts.c.character_id == r.character_id, store.verdicts.c.window_ns == r.window_ns))}
+                ordered = [rows[m] for m in store.load_json(r.msg_order) if m in rows]
+                latency = r.pushed_ms if r.pushed_ms is not None else r.latency_ms
+                frame = window_frame(r.character_id, int(r.window_ns), r.window_start, int(r.window_end_ns), int(r.lines),
+                                     latency, store.load_json(r.checks), ordered, store.load_json(r.quarantined),
+                                     int(r.push_seq), tz)
+                out.append(((int(r.push_seq), 0), frame, "window"))
+        for frame in stored_late_frames(conn, late):
+            out.append(((frame["after"], frame["late_seq"]), frame, "late"))
+    return [(frame, kind) for _, frame, kind in sorted(out, key=lambda t: t[0])]
 
 
-def stored_late_frames(conn, after_push: int) -> list[dict]:
-    """Late frames pushed after window push `after_push` (or with none before them)."""
+def stored_late_frames(conn, late_seqs: list[int]) -> list[dict]:
+    """Late frames of these late sequences, rebuilt from the store."""
     lp, lv = store.late_pushes, store.late_verdicts
-    pushed = conn.execute(sa.select(lp).where(lp.c.after_push >= after_push).order_by(lp.c.late_seq)).all()
+    pushed = [r for i in range(0, len(late_seqs), 500)
+              for r in conn.execute(sa.select(lp).where(lp.c.late_seq.in_(late_seqs[i:i + 500])).order_by(lp.c.late_seq)).all()]
     if not pushed:
         return []
     seqs = [s for r in pushed for s in store.load_json(r.seq_order)]
@@ -233,15 +213,6 @@ def stored_late_frames(conn, after_push: int) -> list[dict]:
             sa.select(lv.c.seq, lv.c.row).where(lv.c.seq.in_(seqs[i:i + 500]))))
     return [late_frame(int(r.late_seq), int(r.after_push), (r.character_id, int(r.window_ns)), r.window_start,
                        [rows[s] for s in store.load_json(r.seq_order) if s in rows]) for r in pushed]
-
-
-def last_position(engine: sa.Engine) -> tuple[int, int]:
-    """The place in push order of the last frame stored (window or late)."""
-    with engine.connect() as conn:
-        window = conn.execute(sa.select(sa.func.max(store.pushes.c.push_seq))).scalar()
-        late = conn.execute(sa.select(store.late_pushes.c.after_push, store.late_pushes.c.late_seq)
-                            .order_by(store.late_pushes.c.late_seq.desc()).limit(1)).first()
-    return max((int(window or 0), 0), (int(late.after_push), int(late.late_seq)) if late else (0, 0))
 
 
 def last_push_seq(engine: sa.Engine) -> int:
@@ -273,18 +244,6 @@ def pick_up(engine: sa.Engine, msg_id: str, now_ns: int, by: str | None) -> dict
 def pickup_frame(p, window_start: str) -> dict:
     return {"type": "pickup", "msg_id": p["msg_id"], "character_id": p["character_id"], "window_start": window_start,
             "verdict": p["verdict"], "picked_at_ns": int(p["picked_ns"])}
-
-
-def pickups_for(engine: sa.Engine, keys: list[Key]) -> list[dict]:
-    if not keys:
-        return []
-    q = (sa.select(store.pickups, store.windows.c.window_start)
-         .join(store.windows, sa.and_(store.windows.c.character_id == store.pickups.c.character_id,
-                                      store.windows.c.window_ns == store.pickups.c.window_ns))
-         .where(sa.tuple_(store.pickups.c.character_id, store.pickups.c.window_ns).in_(keys))
-         .order_by(store.pickups.c.picked_ns))
-    with engine.connect() as conn:
-        return [pickup_frame(r._mapping, r.window_start) for r in conn.execute(q)]
 
 
 # -- start-up ------------------------------------------------------------------------------------
@@ -340,3 +299,152 @@ def landing_texts(engine: sa.Engine, seqs: list[int]) -> list[str]:
             part = seqs[i:i + 500]
             found.update(conn.execute(sa.select(store.landing.c.seq, store.landing.c.text).where(store.landing.c.seq.in_(part))).all())
     return [found[s] for s in seqs]
+
+
+# -- deliveries: every frame pushed, numbered within the service's epoch --------------------------
+
+
+def new_epoch(engine: sa.Engine, now_ns: int) -> int:
+    """A fresh epoch for a service starting now."""
+    with engine.begin() as conn:
+        return int(conn.execute(store.epochs.insert().returning(store.epochs.c.epoch), {"started_ns": now_ns}).scalar_one())
+
+
+def store_deliveries(engine: sa.Engine, epoch: int, deliveries: list, pushed: list[tuple[int, float]]) -> None:
+    """Frames sent (`delivery.Delivery`, their bytes as sent) and window pushes' end → sent latencies,
+    in one transaction."""
+    with engine.begin() as conn:
+        if deliveries:
+            conn.execute(store.deliveries.insert(), [
+                {"epoch": epoch, "seq": d.seq, "kind": d.kind, "ref": d.ref, "character_id": d.character_id,
+                 "window_ns": d.window_ns, "size": len(d.data), "frame": d.data} for d in deliveries])
+        for push_seq, latency_ms in pushed:
+            conn.execute(sa.update(store.pushes).where(store.pushes.c.push_seq == push_seq).values(pushed_ms=latency_ms))
+
+
+def delivered(engine: sa.Engine, after: tuple[int, int], through: tuple[int, int], limit: int) -> list[tuple[int, int, bytes]] | None:
+    """(epoch, seq, bytes) of the frames stored after `after` up to `through` (both (epoch, seq)), in
+    order; None when there are more than `limit`."""
+    d = store.deliveries
+    order = sa.tuple_(d.c.epoch, d.c.seq)
+    q = (sa.select(d.c.epoch, d.c.seq, d.c.frame).where(order > after, order <= through)
+         .order_by(d.c.epoch, d.c.seq).limit(limit + 1))
+    with engine.connect() as conn:
+        rows = [(int(e), int(s), bytes(f)) for e, s, f in conn.execute(q)]
+    return None if len(rows) > limit else rows
+
+
+def holds_delivery(engine: sa.Engine, epoch: int, seq: int) -> bool:
+    """Whether frame `seq` of `epoch` is on record (0: the epoch's start, on record when the epoch is)."""
+    d = store.deliveries
+    with engine.connect() as conn:
+        if seq == 0:
+            return conn.execute(sa.select(sa.func.count()).select_from(store.epochs).where(store.epochs.c.epoch == epoch)).scalar_one() > 0
+        return conn.execute(sa.select(sa.func.count()).select_from(d).where(d.c.epoch == epoch, d.c.seq == seq)).scalar_one() > 0
+
+
+def window_delivery(engine: sa.Engine, character_id: str, window_start: str) -> tuple[int, int] | None:
+    """Where a window's frame stands in the order frames were sent (its first sending), None when never sent."""
+    d, w = store.deliveries, store.windows
+    q = (sa.select(d.c.epoch, d.c.seq)
+         .join(w, sa.and_(w.c.character_id == d.c.character_id, w.c.window_ns == d.c.window_ns))
+         .where(d.c.kind == "window", w.c.character_id == character_id, w.c.window_start == window_start)
+         .order_by(d.c.epoch, d.c.seq).limit(1))
+    with engine.connect() as conn:
+        found = conn.execute(q).first()
+    return (int(found[0]), int(found[1])) if found else None
+
+
+def newest_windows_from(engine: sa.Engine, windows: int) -> tuple[int, int]:
+    """The place just before the `windows`-th newest window frame sent ((0, 0) when fewer were sent):
+    a console that opens is sent everything after it."""
+    d = store.deliveries
+    q = (sa.select(d.c.epoch, d.c.seq).where(d.c.kind == "window").order_by(d.c.epoch.desc(), d.c.seq.desc())
+         .offset(max(windows - 1, 0)).limit(1))
+    with engine.connect() as conn:
+        found = conn.execute(q).first()
+    return (int(found[0]), int(found[1]) - 1) if found else (0, 0)
+
+
+def undelivered(engine: sa.Engine, since_ns: int) -> dict[str, list]:
+    """What was stored to be pushed but has no frame sent on record (a service stopped, or killed, in
+    between), of windows that began at `since_ns` or later: window pushes by push sequence, late frames
+    by their sequence."""
+    d, p, w, lp = store.deliveries, store.pushes, store.windows, store.late_pushes
+    sent = {kind: sa.select(sa.cast(d.c.ref, sa.BigInteger)).where(d.c.kind == kind) for kind in ("window", "late")}
+    with engine.connect() as conn:
+        windows = conn.execute(sa.select(p.c.push_seq).join(w, sa.and_(w.c.character_id == p.c.character_id,
+                                                                      w.c.window_ns == p.c.window_ns))
+                               .where(p.c.push_seq.not_in(sent["window"]), w.c.window_ns >= since_ns)
+                               .order_by(p.c.push_seq)).scalars().all()
+        late = conn.execute(sa.select(lp.c.late_seq).where(lp.c.late_seq.not_in(sent["late"]), lp.c.window_ns >= since_ns)
+                            .order_by(lp.c.late_seq)).scalars().all()
+    return {"window": [int(s) for s in windows], "late": [int(s) for s in late]}
+
+
+def prune_deliveries(engine: sa.Engine, keep_bytes: int) -> int:
+    """Drop the oldest frames on record until those left hold at most `keep_bytes`; how many went."""
+    d = store.deliveries
+    with engine.begin() as conn:
+        total = int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(d.c.size), 0))).scalar_one())
+        if total <= keep_bytes:
+            return 0
+        gone, cut = 0, None
+        for epoch, seq, size in conn.execute(sa.select(d.c.epoch, d.c.seq, d.c.size).order_by(d.c.epoch, d.c.seq)):
+            if total <= keep_bytes:
+                break
+            total -= int(size)
+            gone += 1
+            cut = (int(epoch), int(seq))
+        conn.execute(sa.delete(d).where(sa.tuple_(d.c.epoch, d.c.seq) <= cut))
+    return gone
+
+
+# -- counts ----------------------------------------------------------------------------------------
+
+OUTCOMES = ("judged", "quarantined", "duplicates", "late")
+
+
+def counts(engine: sa.Engine, known: set[str]) -> dict:
+    """What the store holds, by the landing line each row came from: `received` (landed) = `judged` +
+    `quarantined` + `duplicates` (ids already seen: copies a sender sent again) + `late` + `pending`
+    (in windows not finished yet). In total, per character (lines of no known character under
+    `other`), and per character's current broadcast (its windows after the last broadcast closed)."""
+    l, q = store.landing, store.quarantine
+    dup = (q.c.reason_code == "duplicate_id").label("dup")
+    with engine.connect() as conn:
+        cells: dict[tuple, dict] = {}
+
+        def add(rows, name_of):
+            for row in rows:
+                c, w = row.character_id, row.window_ns
+                cell = cells.setdefault((c, None if w is None else int(w)), dict.fromkeys(("received", *OUTCOMES), 0))
+                cell[name_of(row)] += int(row.n)
+
+        add(conn.execute(sa.select(l.c.character_id, l.c.window_ns, sa.func.count().label("n"))
+                         .group_by(l.c.character_id, l.c.window_ns)), lambda r: "received")
+        add(conn.execute(sa.select(l.c.character_id, l.c.window_ns, dup, sa.func.count().label("n")).join(q, q.c.seq == l.c.seq)
+                         .group_by(l.c.character_id, l.c.window_ns, dup)), lambda r: "duplicates" if r.dup else "quarantined")
+        for name, table in (("judged", store.verdicts), ("late", store.late)):
+            add(conn.execute(sa.select(l.c.character_id, l.c.window_ns, sa.func.count().label("n"))
+                             .join(table, table.c.seq == l.c.seq).group_by(l.c.character_id, l.c.window_ns)), lambda r, n=name: n)
+        cutoffs = dict(conn.execute(sa.select(store.broadcasts.c.character_id, sa.func.max(store.broadcasts.c.last_window_ns))
+                                    .group_by(store.broadcasts.c.character_id)).all())
+
+    def total(parts):
+        out = dict.fromkeys(("received", *OUTCOMES), 0)
+        for p in parts:
+            for k in out:
+                out[k] += p[k]
+        out["pending"] = out["received"] - sum(out[k] for k in OUTCOMES)
+        return out
+
+    by_character: dict[str, list] = {}
+    current: dict[str, list] = {}
+    for (c, w), cell in cells.items():
+        name = c if c in known else "other"
+        by_character.setdefault(name, []).append(cell)
+        if name != "other" and w is not None and w > int(cutoffs.get(c) or -(2**62)):
+            current.setdefault(name, []).append(cell)
+    return {"total": total(cells.values()), "characters": {c: total(v) for c, v in sorted(by_character.items())},
+            "broadcasts": {c: total(v) for c, v in sorted(current.items())}}

@@ -4,10 +4,12 @@ One worker thread does every piece of database and rule work, in arrival order, 
 of lines is fully absorbed (landed, gated, tagged, filtered) before a window it belongs to
 can finish; the event loop only moves frames. Three in four of the windows that end together are
 judged by a helper process on another core (`judge_helper`), to which the worker hands their
-gated lines in the same order; the worker stores and pushes every window. A line is acknowledged once its landing
-insert has committed: after that a crash loses nothing, because start-up absorbs again every
+gated lines in the same order; the worker stores and pushes every window. A frame is acknowledged once
+every line of it is in the landing table (and those refused before the gates in its quarantine, in
+the same transaction): after that a crash loses nothing, because start-up absorbs again every
 landing line that was neither judged, quarantined nor recorded late, and finishes every
-window whose end has passed.
+window whose end has passed. Frames to consoles are numbered as they go out (`delivery`), and
+start-up sends again whatever was stored to be pushed but not recorded as sent.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import asyncio
 import gc
 import itertools
 import logging
+import re
 import sys
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +35,10 @@ from orchestration.live.judge import references, versioned_sheet
 from orchestration.web.config import WebConfig
 from orchestration.web.live import records
 from orchestration.web.live.clients import Client, Hub
+from orchestration.web.live.delivery import DeliveryLog
+from orchestration.web.live.frames import INTAKE_CODES, Line
 from orchestration.web.live.judge_helper import JudgeHelper
+from orchestration.web.live.outbox import Outbox
 from orchestration.web.live.ready import Ready, finish_ready
 from orchestration.web.live.windows import Key, References, Window, add_lines, judge_late, prepare
 from rules.common import timestamps
@@ -42,6 +47,7 @@ from rules.common.distinct import exact_factorize
 from rules.common.gates import DUPLICATE_ID
 from rules.common.jsonl import compact
 from rules.live_pick.config import load_config
+from rules.live_pick.normalise import UNKNOWN_CHARACTER
 from rules.live_pick.summaries import writer
 from rules.live_pick.tags import canonical, tag_source
 
@@ -53,12 +59,18 @@ COALESCE_S = 0.25
 """Frames arriving within this long are absorbed together (acks wait at most this long more)."""
 RECENT_FRAMES = 1000
 RECENT_BYTES = 128 * 2**20
-"""The frames last pushed are kept as sent, for consoles that resume, up to RECENT_FRAMES and
-RECENT_BYTES of UTF-8 JSON (at 400 lines/s a window's frame is 3 MB); older ones are rebuilt from
-the store. Kept as bytes, not as text: one character past the BMP (an emoji) makes a text 4 bytes
+"""The frames last pushed are kept in memory as sent, for consoles that resume, up to RECENT_FRAMES and
+RECENT_BYTES of UTF-8 JSON (at 400 lines/s a window's frame is 3 MB); older ones are read from the
+store (`deliveries`). Kept as bytes, not as text: one character past the BMP (an emoji) makes a text 4 bytes
 a character, and every page of new memory held costs a fault when first written (about 30 ms for
 a 3 MB frame's text on a virtual machine, in the latency path); the text sent is made from the
 bytes and dropped once sent, so the next frame's text reuses its memory."""
+PANEL_SHOWN = 50
+"""Lines of a batch shown in the console's panel of lines quarantined outside any window (the count covers them all)."""
+PANEL_TEXT = 300
+"""Characters of a quarantined line's text shown in that panel."""
+KEY_UNSAFE = frozenset("/?#&%")
+"""Characters a character id may not hold: a console names a window `CHARACTER/WINDOW_START` in a URL."""
 SEND_WAIT_S = 0.5
 """After windows are pushed, the worker waits at most this long for the consoles to be sent them."""
 TIDY_AFTER_S = 2.0
@@ -77,6 +89,12 @@ SWITCH_INTERVAL_S = 0.001
 5 ms). The worker hands the lock over on every database statement and some table operations, and
 waits as long to get it back whenever the event loop is busy (sending a window's frame, taking
 chat in): each of those waits is in the latency path."""
+TICK_S = 5.0
+"""Every this long each console is told the newest frame number and the store's figures (`_tick`)."""
+TALLY_EVERY_S = 1.0
+"""The store's figures are read again at most this often, however many consoles and status pages ask."""
+REPUBLISH_S = 6 * 3600
+"""At start, windows stored to be pushed but never sent are sent if they ended within this long."""
 FINISH_NS_PER_LINE = 100_000
 """What finishing a window costs per line it holds, until windows finished here have been timed."""
 
@@ -87,14 +105,20 @@ dumps = compact
 
 @dataclass(eq=False)
 class Origin:
-    """An ingest connection: what it is told (acks, quarantined lines) goes through its outbox.
+    """An ingest connection: what it is told (acks, quarantined lines, an error) goes through its
+    bounded outbox (`outbox.Outbox`).
 
     A chat connection sends its lines in time order, so once one of its lines of a later
     window has been absorbed, every line it sent of the earlier windows has been too: `passed`
     is that mark per character, and a window is only finished in its grace (`LiveService._complete`)
     once every connection that sent lines to it has passed it, or has closed with all its frames absorbed."""
 
-    outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
+    sender: str | None = None
+    """The client's own id (`?sender=`), under which its frame numbers are stored: a frame it sends
+    again after a reconnect is recognised as stored and acknowledged without storing it twice."""
+    failed: bool = False
+    """A frame of it could not be stored: nothing after it is acknowledged, and the connection closes."""
     passed: dict[str, int] = field(default_factory=dict)
     """character_id → the latest window_ns of that character among this connection's absorbed lines."""
     received: int = 0
@@ -102,6 +126,23 @@ class Origin:
     absorbed: int = 0
     """Frames taken off the inbox and ingested (or refused)."""
     closed: bool = False
+
+
+WINDOW_OUT_OF_RANGE = "window_out_of_range"
+"""A line whose window lies further from the wall clock than a window may (`WebConfig.window_ahead_s`,
+`WebConfig.late_horizon_s`): quarantined, never opened."""
+_KEY_UNSAFE = re.compile("[" + re.escape("".join(sorted(KEY_UNSAFE))) + "\x00-\x1f\x7f-\x9f]")
+
+
+def key_safe(character_id: str) -> bool:
+    """Whether a character id can name its windows in a console's resume key (`CHARACTER/WINDOW_START`)."""
+    return bool(character_id) and not _KEY_UNSAFE.search(character_id)
+
+
+def _panel_line(q: dict, text: str) -> dict:
+    """A line quarantined outside any window as the console's panel shows it."""
+    return {"seq": q["seq"], "msg_id": q["msg_id"], "character_id": q["character_id"], "reason_code": q["reason_code"],
+            "reason": q["reason"], "text": text if len(text) <= PANEL_TEXT else text[:PANEL_TEXT] + "…", "chars": len(text)}
 
 
 def _window_of(row: dict) -> Key | None:
@@ -114,6 +155,8 @@ class Absorbed:
     quarantined: list[dict] = field(default_factory=list)
     late: list[dict] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
+    panel: list[dict] = field(default_factory=list)
+    """Lines quarantined outside any open window (the console's panel), each with its text."""
     opened: dict[Key, int] = field(default_factory=dict)
     """Windows opened by this batch → the wall-clock instant (ns) they finish."""
     counts: dict[Key, int] = field(default_factory=dict)
@@ -139,9 +182,14 @@ class LiveService:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="live-judge")
         self.hub = Hub(config.client_queue)
         self.inbox: asyncio.Queue = asyncio.Queue()
-        self.recent: OrderedDict[tuple[int, int], bytes] = OrderedDict()
-        """The frames last pushed (UTF-8 JSON), by place in push order (`records.position`)."""
-        self.recent_bytes = 0
+        self.delivery: DeliveryLog | None = None
+        """Every frame pushed to consoles, numbered without gaps in this service's epoch (made at start)."""
+        self.stored_frames: dict[str, int] = {}
+        """sender → its highest frame number whose lines are landed (worker state)."""
+        self.ahead_ns = int(config.window_ahead_s * timestamps.NS_PER_SEC)
+        self.late_horizon_ns = int(config.late_horizon_s * timestamps.NS_PER_SEC)
+        self.by_end: dict[int, list[int]] = {}
+        """Window end → [open windows the worker judges, open windows the helper judges] (`_hands_over`)."""
         # worker-thread state
         self.open: dict[Key, Window] = {}
         self.finished: set[Key] = set()
@@ -179,12 +227,16 @@ class LiveService:
         self.next_end: int | None = None
         """The end (ns) of the next window to finish, None when none is open: set as the drive loop
         turns, so it stays on a window until that one is out (read by `quiet` from other threads)."""
-        self.published = (0, 0)
-        """The place in push order of the last frame pushed (stored ones further on come live)."""
         self.unrecorded: list[tuple[int, float]] = []
         """Window pushes (push sequence, end → sent latency) whose latency is not stored yet: stored
         together once the frames are out (`_record_pushes`), not one transaction per frame beside the sending."""
         self.counts = {"received": 0, "judged": 0, "quarantined": 0, "late": 0, "windows": 0}
+        """What this service did since it started (frames and lines), beside the store's figures (`tally`)."""
+        self.readers = ThreadPoolExecutor(config.history_readers, thread_name_prefix="live-read")
+        """Console history and the store's counts are read here, never on the worker: a thousand
+        consoles opening at once delay no acknowledgement and no window."""
+        self.reading = asyncio.Semaphore(config.history_readers)
+        self.tally_cache: tuple[float, dict] | None = None
         self._tasks: list[asyncio.Task] = []
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -196,12 +248,17 @@ class LiveService:
         opened = await self.run(self._recover)
         self.deadlines.update(opened)
         self.next_end = min(opened.values()) - self.grace if opened else None
-        self.published = await self.run(records.last_position, self.engine)
+        epoch = await self.run(records.new_epoch, self.engine, self.clock())
+        self.delivery = DeliveryLog(epoch, RECENT_FRAMES, RECENT_BYTES)
+        # Stored to be pushed, but not on record as sent (stopped or killed in between): sent now.
+        for frame, kind, ref, key in await self.run(self._undelivered):
+            self._deliver(frame, kind, ref, key)
+        await self._record_pushes()
         # What start-up made (modules, references, engines) lives as long as the service: left
         # out of every later cycle collection, which then walks only what came since.
         gc.freeze()
         sys.setswitchinterval(SWITCH_INTERVAL_S)
-        self._tasks = [asyncio.create_task(self._drive())]
+        self._tasks = [asyncio.create_task(self._drive()), asyncio.create_task(self._tick())]
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -209,6 +266,7 @@ class LiveService:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._record_pushes()
         self.pool.shutdown(wait=True)
+        self.readers.shutdown(wait=True)
         if self.helper is not None:
             self.helper.stop()
 
@@ -251,7 +309,7 @@ class LiveService:
                     await self.hub.sent(SEND_WAIT_S)
                     await self._record_pushes()
                     continue
-                lines = sum(len(ts) for _, _, ts in pending)
+                lines = sum(len(ls) for _, _, ls in pending)
                 flush_at = started + int(COALESCE_S * 1e9)
                 end = nearest - self.grace if nearest is not None else None
                 if pending and end is not None and started <= end + settle:  # it may hold the ending window's last lines
@@ -346,10 +404,12 @@ class LiveService:
         """Whether a frame of `origin` that arrived but is not absorbed yet holds a line of a later
         window of the same character (read as the landing reads it)."""
         now = self.clock()
-        for o, _, texts in reversed(pending):  # its newest lines first: the likeliest to have passed
+        for o, _, lines in reversed(pending):  # its newest lines first: the likeliest to have passed
             if o is origin:
-                for text in reversed(texts):
-                    row = store.landing_row(text, now, self.rules.window_seconds, self.rules.timezone)
+                for line in reversed(lines):
+                    if line.reason is not None:
+                        continue
+                    row = store.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
                     if row["character_id"] == key[0] and row["window_ns"] is not None and row["window_ns"] > key[1]:
                         return True
         return False
@@ -364,7 +424,7 @@ class LiveService:
         theirs: each goes out as soon as it is stored, those stored already now (in push order)."""
         with self.due_lock:
             self.cleared |= keys
-            stored = sorted((self.early[k][1]["seq"], k) for k in keys
+            stored = sorted((self.early[k][1]["push"], k) for k in keys
                             if k in self.early and self.early[k][1] and k not in self.out_early)
             for _, key in stored:
                 self._push_early(key)
@@ -377,9 +437,11 @@ class LiveService:
     def _holds(self, items: list, due: set[Key]) -> bool:
         """Whether frames not yet absorbed hold a line of one of these windows (read as the landing reads it)."""
         now = self.clock()
-        for _, _, texts in items:
-            for text in texts:
-                row = store.landing_row(text, now, self.rules.window_seconds, self.rules.timezone)
+        for _, _, lines in items:
+            for line in lines:
+                if line.reason is not None:
+                    continue
+                row = store.landing_row(line.text, now, self.rules.window_seconds, self.rules.timezone)
                 if (row["character_id"], row["window_ns"]) in due:
                     return True
         return False
@@ -393,80 +455,152 @@ class LiveService:
         return items
 
     async def _ingest_items(self, items: list) -> None:
+        """Land and absorb a batch of frames `(origin, frame number, [frames.Line])`; tell each sender
+        what became of its frames. A frame is acknowledged only once every line of it is stored; a
+        frame that could not be stored is answered with an error, nothing after it on that connection
+        is acknowledged, and the connection closes (its client sends the unacknowledged frames again)."""
         for origin, _, _ in items:
             origin.absorbed += 1
+        items = [it for it in items if not it[0].failed]
         try:
-            texts = [t for _, _, ts in items for t in ts]
-            landed, absorbed = await self.run(self._ingest, texts)
+            landed, failed, absorbed = await self.run(self._ingest, items)
         except Exception:  # noqa: BLE001 - nothing was acknowledged; the senders keep their frames
             log.exception("ingest batch failed")
-            for origin, frame_no, _ in items:
-                origin.outbox.put_nowait({"type": "error", "frame": frame_no, "reason": "not stored; send again"})
-            return
-        self.counts["received"] += len(texts)
-        seq_origin, i = {}, 0
-        for origin, frame_no, ts in items:
-            for _ in ts:
-                seq_origin[landed[i]] = (origin, frame_no)
-                key = absorbed.windows[i]
-                if key is not None:
-                    if key in self.deadlines or key in absorbed.opened:  # open: not a late line
-                        self.senders.setdefault(key, set()).add(origin)
-                    if key[1] > origin.passed.get(key[0], key[1] - 1):
-                        origin.passed[key[0]] = key[1]
-                i += 1
+            landed, failed, absorbed = [], [(o, n) for o, n, _ in items], Absorbed()
+        rows = [r for _, _, rs in landed for r in rs]
+        self.counts["received"] += len(rows)
+        origin_of = {r["seq"]: (o, n) for o, n, rs in landed for r in rs}
+        for key, row in zip(absorbed.windows, rows):
+            if key is None:
+                continue
+            origin = origin_of[row["seq"]][0]
+            if key in self.deadlines or key in absorbed.opened:  # open: not a late line
+                self.senders.setdefault(key, set()).add(origin)
+            if key[1] > origin.passed.get(key[0], key[1] - 1):
+                origin.passed[key[0]] = key[1]
+        self.counts["quarantined"] += len(absorbed.quarantined)
         for q in absorbed.quarantined:
-            origin, frame_no = seq_origin.get(q["seq"], (None, None))
+            origin, frame_no = origin_of.get(q["seq"], (None, None))
             if origin is not None:
-                origin.outbox.put_nowait({"type": "quarantined", "frame": frame_no, "msg_id": q["msg_id"],
-                                          "reason_code": q["reason_code"], "reason": q["reason"]})
-        through: dict[int, tuple[Origin, int]] = {}
-        for origin, frame_no, _ in items:
-            through[id(origin)] = (origin, frame_no)
-        for origin, frame_no in through.values():
-            origin.outbox.put_nowait({"type": "ack", "through": frame_no})
+                origin.outbox.quarantined_line({"type": "quarantined", "frame": frame_no, "msg_id": q["msg_id"],
+                                                "reason_code": q["reason_code"], "reason": q["reason"]})
+        refused = {(id(o), n) for o, n in failed}
+        for origin, frame_no, _ in items:  # in arrival order: an ack never passes a frame not stored
+            if origin.failed:
+                continue
+            if (id(origin), frame_no) in refused:
+                origin.failed = True
+                origin.outbox.fail(frame_no, "not stored; connect again and send this frame and every later one again")
+            else:
+                origin.outbox.acknowledge(frame_no)
         self.deadlines.update(absorbed.opened)
         for frame in absorbed.late:
-            self._remember(frame, dumps(frame).encode())
+            self.counts["late"] += frame["lines"]
+            self._deliver(frame, "late", str(frame["late_seq"]), (frame["character_id"], frame["window_ns"]))
+        if absorbed.panel:
+            self._deliver({"type": "quarantine", "count": len(absorbed.panel), "lines": absorbed.panel[-PANEL_SHOWN:]}, "quarantine",
+                          str(absorbed.panel[0]["seq"]))
+        if absorbed.late or absorbed.panel:
+            await self._record_pushes()
         if absorbed.chat or absorbed.counts:
             self.hub.publish(dumps({"type": "chat", "lines": absorbed.chat[-CHAT_SHOWN:],
                                     "open": [{"character_id": k[0], "window_ns": k[1], "lines": n}
                                              for k, n in absorbed.counts.items()]}))
 
-    def _ingest(self, texts: list[str]) -> tuple[list[int], Absorbed]:
+    def _ingest(self, items: list) -> tuple[list, list, Absorbed]:
+        """Land the frames (one transaction; should it fail, one per frame, so one frame's failure
+        fails no other's), then absorb what landed. Returns ([(origin, frame number, landing rows)],
+        [(origin, frame number) not stored], what the absorbing made)."""
         now = self.clock()
-        rows = store.append_returning(self.engine, texts, now, self.rules.window_seconds, self.rules.timezone)
+        todo = []
+        landed: list[tuple[Origin, int, list[dict]]] = []
+        for origin, frame_no, lines in items:
+            if origin.sender is not None:
+                if origin.sender not in self.stored_frames:
+                    self.stored_frames[origin.sender] = store.stored_frames_of(self.engine, origin.sender)
+                if frame_no <= self.stored_frames[origin.sender]:
+                    landed.append((origin, frame_no, []))  # stored before a reconnect: acknowledged again, not stored twice
+                    continue
+            todo.append((origin, frame_no, lines))
+        failed: list[tuple[Origin, int]] = []
+        try:
+            rows = self._land([e for t in todo for e in self._entries(*t)], now)
+            at = 0
+            for origin, frame_no, lines in todo:
+                landed.append((origin, frame_no, rows[at:at + len(lines)]))
+                at += len(lines)
+        except Exception:  # noqa: BLE001 - each frame on its own: one that cannot be stored fails alone
+            log.exception("landing a batch of %d frames failed; landing them one by one", len(todo))
+            for origin, frame_no, lines in todo:
+                if any(o is origin for o, _ in failed):  # after a frame not stored, nothing of its sender is:
+                    continue  # what is stored stays a run of frames from the first, and it sends them all again
+                try:
+                    landed.append((origin, frame_no, self._land(self._entries(origin, frame_no, lines), now)))
+                except Exception:  # noqa: BLE001 - told to the sender, who sends it again
+                    log.exception("frame %d of a connection could not be stored", frame_no)
+                    failed.append((origin, frame_no))
+        for origin, frame_no, _ in landed:
+            if origin.sender is not None:
+                self.stored_frames[origin.sender] = max(self.stored_frames[origin.sender], frame_no)
+        rows = [r for _, _, rs in landed for r in rs]
         try:
             absorbed = self._absorb(rows, now)
         except Exception:  # noqa: BLE001 - the lines are durable (acknowledged); a restart or the sensor judges them
             log.exception("absorbing landed lines %s..%s failed", rows[0]["seq"] if rows else None, rows[-1]["seq"] if rows else None)
             absorbed = Absorbed()
-        absorbed.windows = [_window_of(r) for r in rows]
-        return [r["seq"] for r in rows], absorbed
+            absorbed.windows = [None] * len(rows)
+        return landed, failed, absorbed
+
+    @staticmethod
+    def _entries(origin: Origin, frame_no: int, lines: list[Line]) -> list[dict]:
+        return [{"text": line.text, "raw": line.raw, "reason": line.reason, "sender": origin.sender,
+                 "frame_no": frame_no if origin.sender is not None else None} for line in lines]
+
+    def _land(self, entries: list[dict], now: int) -> list[dict]:
+        return store.land(self.engine, entries, now, self.rules.window_seconds, self.rules.timezone)
+
+    def _opens(self, key: Key | None, arrived_ns: int, known: set[str]) -> bool:
+        """Whether a line of `key` that arrived then may open its window (or be counted in it): its
+        character has a sheet and can be named in a resume key, and its window is within the horizon."""
+        return (key is not None and key[0] in known and key_safe(key[0]) and key not in self.finished
+                and self._in_range(key[1], arrived_ns))
+
+    def _in_range(self, window_ns: int, arrived_ns: int) -> bool:
+        """A window ending at most `window_ahead_s` after the line arrived, and no more than the late
+        horizon before it."""
+        end = window_ns + self.step
+        return arrived_ns - self.late_horizon_ns <= end <= arrived_ns + self.ahead_ns
 
     def _absorb(self, rows: list[dict], now: int) -> Absorbed:
-        """Gate, tag and filter landed rows; open windows; record quarantine and late lines."""
+        """Gate, tag and filter landed rows; open windows; record quarantine and late lines. A window
+        opens only for a character with a sheet whose id can name it, and within the horizon: any
+        other line is quarantined outside every window (the console's panel), whatever it holds."""
         out = Absorbed()
+        out.windows = [None] * len(rows)
         if not rows:
             return out
+        place = {r["seq"]: i for i, r in enumerate(rows)}
+        for r in rows:
+            if r.get("reason") is not None:  # quarantined as it landed (`frames.INTAKE_CODES`)
+                q = {"seq": r["seq"], "msg_id": r["msg_id"], "character_id": None, "window_ns": None,
+                     "reason_code": r["reason"][0], "reason": r["reason"][1]}
+                out.quarantined.append(q)
+                out.panel.append(_panel_line(q, r["text"]))
+        rows = [r for r in rows if r.get("reason") is None]
         key_of = {r["seq"]: _window_of(r) for r in rows}
-        if any(k is not None and k not in self.open and k not in self.finished for k in key_of.values()):
+        arrived_of = {r["seq"]: r["arrived_ns"] for r in rows}
+        text_of = {r["seq"]: r["text"] for r in rows}
+        if self.refs is None or any(self._opens(key_of[r["seq"]], r["arrived_ns"], self.refs.characters)
+                                    and key_of[r["seq"]] not in self.open for r in rows):
             self._refresh_references()
+        known = self.refs.characters
         groups: dict[int, list[dict]] = {}
         refs_by_id: dict[int, References] = {}
         for r in rows:
             key = key_of[r["seq"]]
-            if key is not None and key not in self.open and key not in self.finished:
-                self.open[key] = Window(key, self.refs)
-                out.opened[key] = key[1] + self.step + self.grace
-                if self._hands_over(key):
-                    self.remote.add(key)
             refs = self.open[key].refs if key in self.open else self.refs
             refs_by_id[id(refs)] = refs
             groups.setdefault(id(refs), []).append(r)
-            if key in self.open:
-                self.open[key].lines += 1
-                out.counts[key] = self.open[key].lines
         arrived = {r["msg_id"]: r["arrived_ns"] for r in rows if r["msg_id"]}
         for rid, group in groups.items():
             lines = pd.DataFrame({"dataset": "live_chat", "file": "live_pick_landing",
@@ -474,6 +608,19 @@ class LiveService:
             prepared = prepare(lines, refs_by_id[rid], self.rules)
             quarantined = records.quarantine_rows(prepared.quarantine, key_of)
             chat = prepared.chat
+            # A character with a sheet that no resume key can name, or a window out of range, opens nothing.
+            msg_of = dict(zip(chat["line"].tolist(), chat["msg_id"].tolist()))
+            refused = [(seq, UNKNOWN_CHARACTER, f"character_id '{c}' cannot name a window (it holds one of {''.join(sorted(KEY_UNSAFE))} or a control character)")
+                       if not key_safe(c) else (seq, WINDOW_OUT_OF_RANGE, self._out_of_range(w, arrived_of[seq]))
+                       for seq, c, w in zip(chat["line"].tolist(), chat["character_id"].tolist(), chat["window_ns"].tolist())
+                       if not key_safe(c) or not self._in_range(int(w), arrived_of[seq])]
+            if refused:
+                for seq, code, why in refused:
+                    key = key_of[seq]
+                    quarantined.append({"seq": seq, "msg_id": msg_of[seq],
+                                        "character_id": key[0] if key else None, "window_ns": key[1] if key else None,
+                                        "reason_code": code, "reason": why})
+                chat = chat[~chat["line"].isin([seq for seq, _, _ in refused])]
             ids = chat["msg_id"].tolist()
             earlier = {m: self.seen[m] for m in ids if m in self.seen}
             earlier.update(records.judged_seqs(self.engine, [m for m in ids if m not in earlier]))
@@ -486,21 +633,35 @@ class LiveService:
                 chat = chat[~repeated]
             self.seen.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
             records.store_quarantine(self.engine, quarantined)
-            for q in quarantined:
-                key = (q["character_id"], q["window_ns"])
+            for q in quarantined:  # in its window when it may be counted there, else in the panel
+                key = key_of[q["seq"]]
+                if key not in self.open and self._opens(key, arrived_of[q["seq"]], known):
+                    self._open(key, out)
                 if key in self.open:
-                    self.open[key].quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
+                    window = self.open[key]
+                    window.lines += 1
+                    window.quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
+                    out.counts[key] = window.lines
+                    out.windows[place[q["seq"]]] = key
+                else:
+                    out.panel.append(_panel_line(q, text_of[q["seq"]]))
             out.quarantined += quarantined
             batch = {}
             # characters by exact codes: pandas' group-by reads text only up to a NUL
             characters = exact_factorize(chat["character_id"])[0]
             for (_, window), part in chat.groupby([characters, chat["window_ns"].to_numpy()], sort=False):
                 key = (part["character_id"].iat[0], int(window))
+                for seq in part["line"].tolist():
+                    out.windows[place[int(seq)]] = key
                 if key in self.finished or key in self.out_early:  # pushed: the line is late
                     out.late.append(self._late(key, part, arrived, now))
                     for m in part["msg_id"]:  # stored as late: looked up there from now on
                         del self.seen[m]
                 else:
+                    if key not in self.open:
+                        self._open(key, out)
+                    self.open[key].lines += len(part)
+                    out.counts[key] = self.open[key].lines
                     batch[key] = part
             self._add_lines(batch, refs_by_id[rid])
             shown = chat.tail(CHAT_SHOWN)
@@ -509,6 +670,21 @@ class LiveService:
                 shown["msg_id"], shown["character_id"], shown["viewer_id"], shown["sent_at"], shown["body"],
                 shown["donation_amount"], shown["window_ns"])]
         return out
+
+    def _open(self, key: Key, out: Absorbed) -> None:
+        """Open a window, judged against the references in force now; the helper takes it when its share is due."""
+        self.open[key] = Window(key, self.refs)
+        out.opened[key] = key[1] + self.step + self.grace
+        remote = self._hands_over(key)
+        if remote:
+            self.remote.add(key)
+        self.by_end.setdefault(key[1], [0, 0])[remote] += 1
+
+    def _out_of_range(self, window_ns: int, arrived_ns: int) -> str:
+        end = window_ns + self.step
+        if end > arrived_ns + self.ahead_ns:
+            return f"its window ends {(end - arrived_ns) / 1e9:.0f} s after the line arrived, more than the {self.ahead_ns / 1e9:.0f} s a window may lie ahead"
+        return f"its window ended {(arrived_ns - end) / 1e9:.0f} s before the line arrived, past the {self.late_horizon_ns / 1e9:.0f} s late horizon"
 
     def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int) -> dict:
         refs = self.refs
@@ -545,12 +721,18 @@ class LiveService:
         self.loop.call_later(TIDY_AFTER_S, self._tidy_soon)
 
     async def _record_pushes(self) -> None:
+        """The frames sent since the last time (their bytes, for consoles that resume) and the window
+        pushes' end → sent latencies, into the store in one transaction, once the frames are out."""
+        sent = self.delivery.take_unrecorded() if self.delivery is not None else []
         pushed, self.unrecorded = self.unrecorded, []
-        if pushed:
-            try:
-                await self.run(records.set_pushed, self.engine, pushed)
-            except Exception:  # noqa: BLE001 - the stored latency stands in for these pushes'
-                log.exception("recording push latencies failed")
+        if not sent and not pushed:
+            return
+        try:
+            await self.run(records.store_deliveries, self.engine, self.delivery.epoch, sent, pushed)
+            self.delivery.recorded(sent)
+        except Exception:  # noqa: BLE001 - kept in memory and tried again; the stored latency stands in for these pushes'
+            log.exception("recording %d frames sent failed", len(sent))
+            self.delivery.unrecord(sent)
 
     def _tidy_soon(self) -> None:
         try:
@@ -602,6 +784,12 @@ class LiveService:
         now = self.clock()
         done = [self.open.pop(key) for key in keys]
         self.finished.update(keys)
+        for key in keys:
+            share = self.by_end.get(key[1])
+            if share is not None:
+                share[key in self.remote] -= 1
+                if share == [0, 0]:
+                    del self.by_end[key[1]]
         with self.due_lock:
             out = self.out_early & set(keys)  # pushed already: as they are, whatever came since (late)
             self.out_early -= out
@@ -614,13 +802,13 @@ class LiveService:
                 log.info("window %s %s: %d line(s) came in its grace after it was finished early; finished again",
                          *w.key, w.lines - early[w.key][0])
         # stored in the grace (None: a Dagster run judged it first, logged then)
-        frames = sorted((early[k][1] for k in stands if early[k][1]), key=lambda f: f["seq"])
+        frames = sorted((early[k][1] for k in stands if early[k][1]), key=lambda f: f["push"])
         for frame in frames:
             self._push(frame)
 
         def push(window: Window, ready: Ready) -> None:
             stale = early.get(window.key, (0, None))[1]
-            frame = self._store(window, ready, now, replacing=stale["seq"] if stale else None)
+            frame = self._store(window, ready, now, replacing=stale["push"] if stale else None)
             if frame:
                 self._push(frame)
                 frames.append(frame)
@@ -646,25 +834,21 @@ class LiveService:
 
     def _push(self, frame: dict) -> None:
         """Out at once, not after its neighbours; late frames judged from now on come after it."""
-        self.stored_push = max(self.stored_push, frame["seq"])
+        self.stored_push = max(self.stored_push, frame["push"])
         self.loop.call_soon_threadsafe(self._publish_window, frame)
 
     def _publish_window(self, frame: dict) -> None:
         frame["latency_ms"] = round((self.clock() - frame["window_end_ns"]) / 1e6, 1)
         self.counts["windows"] += 1
         self.counts["judged"] += len(frame["verdicts"])
-        self._remember(frame, records.window_json(frame))
-        self.unrecorded.append((frame["seq"], frame["latency_ms"]))
+        self._deliver(frame, "window", str(frame["push"]), (frame["character_id"], frame["window_end_ns"] - self.step))
+        self.unrecorded.append((frame["push"], frame["latency_ms"]))
 
-    def _remember(self, frame: dict, data: bytes) -> None:
-        """Push a window or late frame (`data`: its UTF-8 JSON), keeping it for consoles that resume."""
-        at = records.position(frame)
-        self.recent_bytes += len(data) - len(self.recent.get(at, b""))
-        self.recent[at] = data
-        while len(self.recent) > RECENT_FRAMES or self.recent_bytes > RECENT_BYTES:
-            self.recent_bytes -= len(self.recent.popitem(last=False)[1])
-        self.published = max(self.published, at)
-        self.hub.publish(data.decode(), at)
+    def _deliver(self, frame: dict, kind: str, ref: str | None, key: Key | None = None) -> None:
+        """Number a frame, keep it, and send it to every console (on the event loop: the one place
+        numbers are given, in the order frames go out)."""
+        d = self.delivery.publish(frame, kind, ref, *(key or (None, None)))
+        self.hub.publish(d.data.decode(), d.seq)
 
     # -- the judging helper -----------------------------------------------------------------------
 
@@ -690,7 +874,7 @@ class LiveService:
     def _hands_over(self, key: Key) -> bool:
         """Whether a window opening now goes to the helper: when it is ready and judges fewer than
         HELPER_SHARE times as many of the windows ending with this one as the worker does (the
-        worker judges the first)."""
+        worker judges the first). Costs the same however many windows are open."""
         if self.helper is None:
             return False
         try:
@@ -699,9 +883,8 @@ class LiveService:
         except Exception:  # noqa: BLE001 - it died while loading
             self._lose_helper()
             return False
-        same = [k for k in self.open if k[1] == key[1] and k != key]
-        remote = sum(k in self.remote for k in same)
-        return remote < HELPER_SHARE * (len(same) - remote)
+        local, remote = self.by_end.get(key[1], (0, 0))  # counted as windows open: no walk over them all
+        return remote < HELPER_SHARE * local
 
     def _add_lines(self, batch: dict[Key, pd.DataFrame], refs: References) -> None:
         """The helper's windows' lines are sent to it (first: it judges them while the worker runs
@@ -778,6 +961,11 @@ class LiveService:
         if helper is not None:
             helper.stop(kill=True)
         held = [*(self.open[k] for k in self.remote if k in self.open), *(w for w in windows if w.key in self.remote)]
+        for key in self.remote & set(self.open):  # judged here from now on
+            share = self.by_end.get(key[1])
+            if share is not None:
+                share[1] -= 1
+                share[0] += 1
         self.remote = set()
         for window in {id(w): w for w in held}.values():
             seqs = sorted(window.seq_of.values())
@@ -790,47 +978,125 @@ class LiveService:
 
     # -- consoles ---------------------------------------------------------------------------------
 
-    async def history(self, after: str | None) -> list[tuple[tuple[int, int], str, Key | None]]:
-        """Stored window frames after `after` (`character_id/window_start`), or the latest ones,
-        with the late frames pushed after them: each as first pushed, in push order, with its
-        window (None for a late frame)."""
-        limit = None
-        after_seq = 0
-        if after:
-            character, _, start = after.partition("/")
-            found = await self.run(records.push_seq_of, self.engine, character, start)
-            after_seq = found or 0
-        else:
-            limit = self.config.history_windows
-        published = self.published
-        frames = await self.run(records.stored_frames, self.engine, after_seq, self.rules.timezone, limit)
-        out = []
-        for f in frames:
-            at = records.position(f)
-            if at > published:
-                break  # stored but not yet pushed: it comes live
-            kept = self.recent.get(at)
-            key = (f["character_id"], self._window_ns(f)) if f["type"] == "window" else None
-            out.append((at, kept.decode() if kept is not None else dumps(f), key))
-        return out
+    def history_through(self) -> int:
+        """The last frame number given: a console joining now is sent everything up to it as history."""
+        return self.delivery.seq
 
-    async def pickups(self, keys: list[Key]) -> list[str]:
-        """The operator's pick-ups in these windows, as frames."""
-        return [dumps(p) for p in await self.run(records.pickups_for, self.engine, keys)]
+    async def history(self, through: int, after_seq: int | None = None, epoch: int | None = None,
+                      after: str | None = None) -> tuple[list[bytes], dict]:
+        """What a console is sent before live frames: the frames after `after_seq` (of `epoch`, this
+        service's), or after the window named `after` (`character_id/window_start`), up to frame
+        `through`, each exactly as first sent; with neither, the newest `history_windows` windows and
+        what was pushed after them (within `history_bytes`). Frames past what is kept, another
+        epoch's numbers, or a window never sent are too old: the console is told so (`too_old`)
+        and sent the newest windows instead. Returns (frames, the `resumed` frame's fields)."""
+        mine = self.delivery.epoch
+        told: dict = {}
+        start: tuple[int, int] | None = None
+        if after_seq is not None:
+            if epoch == mine and 0 <= after_seq <= through:
+                start = (mine, after_seq)
+            elif epoch is not None and 0 <= after_seq and epoch < mine and await self._read(records.holds_delivery, self.engine, epoch, after_seq):
+                start = (epoch, after_seq)  # numbered by an earlier run of the service: on record, so resumed across
+            else:
+                told = {"too_old": "no such frame on record" if epoch != mine else "no such frame"}
+        elif after:
+            character, _, window_start = after.rpartition("/")
+            start = await self._read(records.window_delivery, self.engine, character, window_start) if character else None
+            if start is None:
+                told = {"too_old": f"no window {after!r} was sent"}
+        if start is not None:
+            frames = await self._range(start, through, self.config.resume_frames)
+            if frames is not None:
+                return frames, {"mode": "after_seq" if after_seq is not None else "after"}
+            told = {"too_old": f"more than {self.config.resume_frames} frames were sent since, or they are no longer kept"}
+        cutoff = await self._read(records.newest_windows_from, self.engine, self.config.history_windows)
+        frames = (await self._range(max(cutoff, (0, 0)), through, None)) or []
+        size, kept = 0, []
+        for data in reversed(frames):  # the newest within the bytes allowed
+            size += len(data)
+            if size > self.config.history_bytes:
+                break
+            kept.append(data)
+        return kept[::-1], {"mode": "newest", **told}
 
-    def _window_ns(self, frame: dict) -> int:
-        return frame["window_end_ns"] - self.step
+    async def _range(self, after: tuple[int, int], through: int, limit: int | None) -> list[bytes] | None:
+        """The frames after `after` ((epoch, seq)) up to this epoch's frame `through`: those in memory
+        from there, the rest from the store; None when more than `limit`, or some are no longer kept."""
+        mine, log_ = self.delivery.epoch, self.delivery
+        if after[0] == mine:
+            held = log_.held(after[1])
+            if held is not None:
+                held = [d for d in held if d.seq <= through]
+                return None if limit is not None and len(held) > limit else [d.data for d in held]
+        recorded = min(log_.recorded_through, through)
+        stored = [] if after >= (mine, recorded) else await self._read(
+            records.delivered, self.engine, after, (mine, recorded), limit if limit is not None else 10**9)
+        if stored is None:
+            return None
+        if stored and stored[0][0] == after[0] and stored[0][1] != after[1] + 1:
+            return None  # pruned from the store
+        tail = log_.held(max(recorded, after[1] if after[0] == mine else 0))
+        if tail is None:
+            return None
+        out = [data for _, _, data in stored] + [d.data for d in tail if d.seq <= through]
+        return None if limit is not None and len(out) > limit else out
+
+    async def _read(self, fn, *args):
+        """A read of the store for consoles, on the readers (never the worker), a few at a time."""
+        async with self.reading:
+            return await asyncio.get_running_loop().run_in_executor(self.readers, fn, *args)
+
+    async def tally(self) -> dict:
+        """The store's figures (`records.counts`), read at most once a second, on the readers."""
+        now = time.monotonic()
+        if self.tally_cache is None or now - self.tally_cache[0] > TALLY_EVERY_S:
+            known = set(self.refs.characters) if self.refs is not None else set()
+            self.tally_cache = (time.monotonic(), await self._read(records.counts, self.engine, known))
+        return self.tally_cache[1]
 
     async def pick_up(self, msg_id: str, by: str | None) -> dict | None:
         frame = await self.run(records.pick_up, self.engine, msg_id, self.clock(), by)
         if frame and "error" not in frame:
-            self.hub.publish(dumps(frame))
+            self._deliver(frame, "pickup", msg_id)
+            await self._record_pushes()
         return frame
 
-    def join(self) -> Client:
+    def join(self) -> Client | None:
+        """A console's queue, None when `max_consoles` are connected already."""
+        if len(self.hub.clients) >= self.config.max_consoles:
+            return None
         return self.hub.join()
 
+    async def _tick(self) -> None:
+        """Every few seconds, the newest frame number and the store's figures to every console: a
+        console that holds less than that number has missed a frame and resumes from the last it holds."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            if not self.hub.clients:
+                continue
+            try:
+                counts = await self.tally()
+            except Exception:  # noqa: BLE001 - the next tick tries again
+                log.exception("reading the store's figures failed")
+                counts = None
+            self.hub.publish(dumps({"type": "tick", "epoch": self.delivery.epoch, "seq": self.delivery.seq, "counts": counts}))
+
     # -- start-up ---------------------------------------------------------------------------------
+
+    def _undelivered(self) -> list[tuple[dict, str, str, Key]]:
+        """Frames stored to be pushed but not on record as sent (`records.undelivered`), rebuilt, in
+        the order they were to go out: (frame, kind, ref, window)."""
+        todo = records.undelivered(self.engine, self.clock() - int(REPUBLISH_S * timestamps.NS_PER_SEC))
+        out = []
+        for frame, kind in records.stored_frames(self.engine, todo["window"], todo["late"], self.rules.timezone):
+            if kind == "window":
+                out.append((frame, kind, str(frame["push"]), (frame["character_id"], frame["window_end_ns"] - self.step)))
+            else:
+                out.append((frame, kind, str(frame["late_seq"]), (frame["character_id"], frame["window_ns"])))
+        if out:
+            log.warning("sending %d frames stored before a restart but never sent", len(out))
+        return out
 
     def _recover(self) -> dict[Key, int]:
         """Absorb every landing line left unprocessed; windows already over finish at once."""

@@ -52,6 +52,11 @@ class References:
         return cls(version, raw, sheet, relation, sheet)
 
     @cached_property
+    def characters(self) -> frozenset[str]:
+        """The characters with a valid sheet: a line of any other opens no window."""
+        return frozenset(self.file_sheet["character_id"])
+
+    @cached_property
     def rows(self) -> Sheets:
         """The sheets and relations as the checks read them, made once per snapshot."""
         return Sheets.of(_normalised(_no_lines(), self))

@@ -1,5 +1,13 @@
 // The operator's live console. Everything shown arrives over /ws/windows and is written as
 // text (textContent), never as HTML: chat bodies are whatever viewers typed.
+//
+// Delivery: every frame the console must not miss carries `seq`, numbered without gaps within the
+// service's `epoch`. After the history (ended by `resumed`, which names the epoch and the number
+// reached) each live frame must be the next number: a gap, or a `tick` naming a number beyond the
+// last held, makes the console ask for exactly what it misses (`resume` after the last it holds);
+// a dropped socket reconnects with `after_seq`; frames too old to resend (`too_old`) are replaced by
+// the newest broadcast from the store. Windows are keyed by character and start, so a frame that
+// comes twice is shown once.
 (() => {
   "use strict";
   const PICK = "지금 답변할 질문";
@@ -12,10 +20,18 @@
   const bodies = new Map();    // msg_id → chat body (for cards)
   const picked = new Map();    // msg_id → pickup frame
   const openWindows = new Map(); // "character_id|window_ns" → line count
-  const totals = { windows: 0, judged: 0, quarantined: 0, late: 0 };
   const latencies = [];
   const lateSeen = new Set();
+  const panelSeen = new Set();
+  const PANEL_KEEP = 200;
+  const NUMBERED = new Set(["window", "late", "pickup", "quarantine"]);  // the frames a console must not miss
+  const STALL_MS = 15000;      // three ticks without a word: the socket is taken as dead
   let lastKey = params.get("after");
+  let epoch = null;            // the service's epoch, once `resumed` named it
+  let lastSeq = 0;             // the last number held in that epoch
+  let live = false;            // past the history: numbers must follow on
+  let heard = Date.now();
+  let counts = null;
   let retry = 500;
   let socket = null;
 
@@ -37,23 +53,46 @@
   function showTotals() {
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
-    $("totals").textContent = `구간 ${totals.windows} · 판정 ${totals.judged}줄 · 격리 ${totals.quarantined} · 늦게 온 줄 ${totals.late}` +
-      (p50 === null ? "" : ` · 판정 지연 중앙값 ${Math.round(p50)} ms`);
+    // the store's figures (every tick), the same as /live/status and the replayer's summary
+    const c = counts;
+    const figures = c ? `받은 줄 ${c.received} = 판정 ${c.judged} + 격리 ${c.quarantined} + 중복 ${c.duplicates} + 늦게 온 줄 ${c.late}` +
+      (c.pending ? ` + 구간 대기 ${c.pending}` : "") : "집계 기다리는 중";
+    $("totals").textContent = `구간 ${windows.size}개 · ${figures}` + (p50 === null ? "" : ` · 판정 지연 중앙값 ${Math.round(p50)} ms`);
+    const t = $("totals");
+    if (c) for (const k of ["received", "judged", "quarantined", "duplicates", "late", "pending"]) t.dataset[k] = String(c[k]);
   }
 
   // -- the socket ------------------------------------------------------------------------------
   function socketUrl() {
     const u = new URL("/ws/windows", location.href);
     u.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-    if (lastKey) u.searchParams.set("after", lastKey);
+    if (epoch !== null) {
+      u.searchParams.set("after_seq", String(lastSeq));
+      u.searchParams.set("epoch", String(epoch));
+    } else if (lastKey) {
+      u.searchParams.set("after", lastKey);
+    }
     if (token) u.searchParams.set("token", token);
     return u.toString();
   }
+  function askAgain(why) {
+    // exactly what is missing: everything after the last number held
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    live = false;
+    document.body.dataset.resumes = String(Number(document.body.dataset.resumes || 0) + 1);
+    document.body.dataset.lastResume = why;
+    socket.send(JSON.stringify({ type: "resume", after_seq: lastSeq, epoch }));
+  }
+  setInterval(() => {
+    if (socket && socket.readyState === WebSocket.OPEN && Date.now() - heard > STALL_MS) socket.close(4000, "stalled");
+  }, 1000);
   function connect() {
     setStatus("연결 중…", "connecting");
     socket = new WebSocket(socketUrl());
     socket.onopen = () => { retry = 500; setStatus("연결됨 · 실시간", "live"); };
+    live = false;
     socket.onmessage = (event) => {
+      heard = Date.now();
       let frame;
       try { frame = JSON.parse(event.data); } catch (e) { return; }
       handle(frame);
@@ -66,11 +105,35 @@
     };
   }
   function handle(frame) {
+    if (NUMBERED.has(frame.type)) {
+      if (live && frame.epoch === epoch) {
+        if (frame.seq <= lastSeq) return;            // held already
+        if (frame.seq > lastSeq + 1) { askAgain(`gap ${lastSeq}→${frame.seq}`); return; }
+        lastSeq = frame.seq;
+      }
+      document.body.dataset.seq = String(lastSeq);
+    }
     if (frame.type === "window") addWindow(frame);
     else if (frame.type === "chat") addChat(frame);
     else if (frame.type === "late") addLate(frame);
     else if (frame.type === "pickup") markPickup(frame);
-    else if (frame.type === "resumed") document.body.dataset.resumed = String(frame.through);
+    else if (frame.type === "quarantine") addPanel(frame);
+    else if (frame.type === "too_old") {
+      // what was missed is no longer kept one by one: the newest windows follow, merged by key
+      document.body.dataset.tooOld = String(Number(document.body.dataset.tooOld || 0) + 1);
+    } else if (frame.type === "resumed") {
+      epoch = frame.epoch;
+      lastSeq = frame.through;
+      live = true;
+      document.body.dataset.epoch = String(epoch);
+      document.body.dataset.seq = String(lastSeq);
+      document.body.dataset.resumed = String(frame.through);
+    } else if (frame.type === "tick") {
+      if (frame.counts) { counts = frame.counts.total; showTotals(); }
+      if (!live) return;
+      if (frame.epoch !== epoch) { socket.close(4001, "service restarted"); return; }  // reconnect: too old there, newest sent
+      if (frame.seq > lastSeq) askAgain(`tick ${frame.seq} > ${lastSeq}`);
+    }
   }
 
   // -- chat flowing in ---------------------------------------------------------------------------
@@ -160,9 +223,6 @@
     openWindows.delete(`${frame.character_id}|${frame.window_end_ns - Number(document.body.dataset.windowSeconds) * 1e9}`);
     showOpen();
     if (windows.has(key)) return; // keyed by window: a window already shown is never redrawn
-    totals.windows += 1;
-    totals.judged += frame.verdicts.length;
-    totals.quarantined += frame.quarantined.length;
     latencies.push(frame.latency_ms);
     const art = el("article", "window");
     art.dataset.key = key;
@@ -216,8 +276,6 @@
   function addLate(frame) {
     if (lateSeen.has(frame.late_seq)) return; // sent again on resume: shown once
     lateSeen.add(frame.late_seq);
-    totals.late += frame.lines;
-    showTotals();
     const art = windows.get(`${frame.character_id}/${frame.window_start}`);
     if (!art) return;
     const box = art.querySelector(".late-box");
@@ -226,6 +284,25 @@
     const n = art.querySelector(".late-count");
     n.textContent = `늦게 온 줄 ${Number(n.dataset.n || 0) + frame.lines}`;
     n.dataset.n = String(Number(n.dataset.n || 0) + frame.lines);
+  }
+
+  // -- lines quarantined outside any window ------------------------------------------------------
+  function addPanel(frame) {
+    const first = frame.lines.length ? frame.lines[0].seq : null;
+    if (first === null || panelSeen.has(first)) return;
+    panelSeen.add(first);
+    const list = $("panel");
+    for (const q of frame.lines) {
+      const li = el("li", "panel-line");
+      li.dataset.seq = String(q.seq);
+      li.dataset.reasonCode = q.reason_code;
+      li.append(el("span", "reason-code", q.reason_code), el("span", "who", q.character_id ?? "(캐릭터 없음)"),
+                el("code", "text", q.text), el("span", "reason", q.reason));
+      list.prepend(li);
+    }
+    if (frame.count > frame.lines.length) list.prepend(el("li", "panel-more", `이 묶음의 ${frame.count - frame.lines.length}줄은 생략 (모두 격리 집계에 들어 있습니다)`));
+    while (list.children.length > PANEL_KEEP) list.lastElementChild.remove();
+    $("panel-box").hidden = false;
   }
 
   // -- picking up a skipped line ------------------------------------------------------------------
