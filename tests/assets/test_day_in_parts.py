@@ -95,9 +95,12 @@ def _tables(url: str, c, days: list[str]) -> dict[str, pd.DataFrame]:
     return out
 
 
-@pytest.mark.parametrize("steps", [1, 3])
-@pytest.mark.parametrize("name", list(DAYS))
-def test_a_day_in_parts_stores_the_tables_and_check_results_of_the_whole_day(name, steps, generated, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("name", "steps", "store"), [
+    *[(name, steps, "sqlite") for name in DAYS for steps in (1, 3)],
+    ("live_pick", 3, "postgres"), ("handoff", 1, "postgres"),
+])
+def test_a_day_in_parts_stores_the_tables_and_check_results_of_the_whole_day(name, steps, store, generated, tmp_path, monkeypatch,
+                                                                             request):
     monkeypatch.setattr(raw_chunks, "BLOCK_BYTES", 24 << 10)  # a few dozen lines a block
     monkeypatch.setattr(day_plan, "PART_ROWS", 150)
     monkeypatch.setenv("VERDICTS_CHECK_STEPS", str(steps))
@@ -105,7 +108,11 @@ def test_a_day_in_parts_stores_the_tables_and_check_results_of_the_whole_day(nam
     day = DAYS[name]
     days = _days(c, day)
 
-    parts_url = f"sqlite:///{tmp_path / 'parts.sqlite'}"
+    if store == "postgres":
+        make = request.getfixturevalue("make_postgres_url")
+        parts_url, whole_url = make(), make()
+    else:
+        parts_url, whole_url = f"sqlite:///{tmp_path / 'parts.sqlite'}", f"sqlite:///{tmp_path / 'whole.sqlite'}"
     resources = resources_in(tmp_path, parts_url, generated)
     instance = DagsterInstance.ephemeral()
     ingest = AssetSelection.assets(*[c.key(f"raw_{d}") for d in c.datasets], *[c.key(d) for d in c.datasets], c.key("quarantine"))
@@ -119,7 +126,6 @@ def test_a_day_in_parts_stores_the_tables_and_check_results_of_the_whole_day(nam
     if steps > 1:
         assert len(parts) > 1  # the day was checked in several steps of its own
 
-    whole_url = f"sqlite:///{tmp_path / 'whole.sqlite'}"
     warehouse = WarehouseResource(url=whole_url)
     for d in days:
         store_day(c, RawFilesResource(root=str(generated)), warehouse, d)
