@@ -31,7 +31,6 @@ import json
 import math
 import os
 import random
-import re
 import shutil
 import signal
 import socket
@@ -52,6 +51,7 @@ BIN = Path(sys.executable).parent
 from benchmarks import live_latency  # noqa: E402
 from orchestration.live import store  # noqa: E402
 from orchestration.live.replay import replay  # noqa: E402
+from orchestration.live.windows_client import WindowsClient  # noqa: E402
 from rules.live_pick.config import load_config  # noqa: E402
 
 CHARACTERS = ("CH-0007", "CH-0008", "CH-0011", "CH-0012", "CH-0015", "CH-0107", "CH-0108")
@@ -143,22 +143,9 @@ class Service:
                 self.kill()
 
 
-HEAD = re.compile(r'"(type|seq|epoch|character_id|window_start|window_end_ns|lines|late_seq|latency_ms|through)":'
-                  r'("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|null)')
-
-
-def head(text: str) -> dict:
-    """A frame's top-level fields that come before its verdicts (the first of each key)."""
-    out: dict = {}
-    for key, value in HEAD.findall(text[:1000]):
-        out.setdefault(key, json.loads(value))
-    return out
-
-
 class Receiver(threading.Thread):
-    """A console: every window frame with its arrival time; it keeps the epoch and the last number it
-    holds and resumes with them when dropped (or, with `drop_every`, drops itself that often), and
-    notes each gap in the numbers sent live and each window sent twice.
+    """A console (`WindowsClient`): the first arrival of every window frame with its head; with
+    `drop_every`, it drops its socket that often and resumes with `after_seq`.
 
     A frame is stamped as it comes off the socket and only its head is read then: parsing a
     3 MB frame whole (about 40 ms with json) would hold up the frames behind it, and the wait
@@ -166,58 +153,28 @@ class Receiver(threading.Thread):
 
     def __init__(self, port: int, drop_every: float | None = None):
         super().__init__(daemon=True)
-        self.port, self.drop_every = port, drop_every
-        self.frames: list[tuple[int, dict]] = []
-        self.late_lines = 0
-        self.late_seen: set[int] = set()
-        self.gaps: list[str] = []
-        self.too_old = 0
-        self.connections = 0
-        self.stopping = False
+        self.heads: dict[tuple, dict] = {}
+        self.client = WindowsClient(f"ws://127.0.0.1:{port}", on_frame=self._took, drop_every=drop_every)
+        self.loop = asyncio.new_event_loop()
+        self.stop = asyncio.Event()
+
+    def _took(self, text: str, frame: dict) -> None:
+        if frame["type"] == "window":
+            self.heads[(frame["character_id"], frame["window_start"])] = frame
 
     def run(self) -> None:
-        asyncio.run(self._run())
+        self.loop.run_until_complete(self.client.run(self.stop))
 
-    async def _run(self) -> None:
-        import websockets
+    def stopping(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
 
-        epoch, last = None, 0
-        while not self.stopping:
-            q = f"?after_seq={last}&epoch={epoch}" if epoch is not None else ""
-            try:
-                async with websockets.connect(f"ws://127.0.0.1:{self.port}/ws/windows{q}", max_size=None) as ws:
-                    self.connections += 1
-                    live, opened = False, time.monotonic()
-                    while not self.stopping and not (self.drop_every and time.monotonic() - opened > self.drop_every):
-                        try:
-                            text = await asyncio.wait_for(ws.recv(), 0.5)
-                        except asyncio.TimeoutError:
-                            continue
-                        got = time.time_ns()
-                        frame = head(text)
-                        kind = frame["type"]
-                        if kind == "resumed":
-                            epoch, last, live = frame["epoch"], frame["through"], True
-                        elif kind == "too_old":
-                            self.too_old += 1
-                        if kind in ("window", "late", "pickup", "quarantine") and live and frame["epoch"] == epoch:
-                            if frame["seq"] != last + 1:
-                                self.gaps.append(f"{last} -> {frame['seq']}")
-                            last = frame["seq"]
-                        if kind == "window":
-                            self.frames.append((got, frame))
-                        elif kind == "late" and frame["late_seq"] not in self.late_seen:  # resent on resume
-                            self.late_seen.add(frame["late_seq"])
-                            self.late_lines += frame["lines"]
-            except (OSError, websockets.exceptions.ConnectionClosed, websockets.exceptions.InvalidStatus):
-                await asyncio.sleep(0.3)
+    @property
+    def frames(self) -> list[tuple[int, dict]]:
+        """(first arrival, head) of every window received."""
+        return [(self.client.seen.windows[k][0], f) for k, f in self.heads.items()]
 
     def windows(self) -> dict[tuple, list[int]]:
-        """(character, window_start) → the arrival of each copy received."""
-        out: dict[tuple, list[int]] = {}
-        for got, f in self.frames:
-            out.setdefault((f["character_id"], f["window_start"]), []).append(got)
-        return out
+        return self.client.seen.windows
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -261,7 +218,7 @@ def floor(service: Service, tmp: Path) -> float:
     deadline = time.time() + 2 * WINDOW
     while time.time() < deadline and len(receiver.windows()) < 2:
         time.sleep(0.2)
-    receiver.stopping = True
+    receiver.stopping()
     receiver.join(timeout=10)
     return quantile([(got - f["window_end_ns"]) / 1e6 for got, f in receiver.frames], 0.5)
 
@@ -340,7 +297,7 @@ def run_rate(tmp: Path, rate: float, windows: int, with_sensor: bool, kill_at: f
             if p.poll() is None:
                 p.kill()
         for r in (steady, resuming):
-            r.stopping = True
+            r.stopping()
             r.join(timeout=10)
         service.stop()
         if daemon is not None:
@@ -360,8 +317,8 @@ def run_rate(tmp: Path, rate: float, windows: int, with_sensor: bool, kill_at: f
            "pushed_p95": quantile([f["latency_ms"] for _, f in rate_windows.values()], 0.95),
            "stored_windows": len(expected),
            "consoles": [{"received": len(set(r.windows()) & expected), "missing": len(expected - set(r.windows())),
-                         "twice": sum(1 for v in r.windows().values() if len(v) > 1), "gaps": len(r.gaps), "too_old": r.too_old,
-                         "connections": r.connections} for r in (steady, resuming)],
+                         "twice": sum(1 for v in r.windows().values() if len(v) > 1), "gaps": len(r.client.seen.gaps),
+                         "too_old": r.client.seen.too_old, "connections": r.client.seen.connections} for r in (steady, resuming)],
            "killed": killed, "replay_errors": replay_errors, "replay_summaries": [s.strip().splitlines()[-1:] for s in summaries],
            "status": {k: status[k] for k in ("received", "judged", "quarantined", "duplicates", "late", "pending")},
            **{k: after[k] - before.get(k, 0) for k in after}}

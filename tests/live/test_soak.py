@@ -14,11 +14,10 @@ import time
 
 import pytest
 import sqlalchemy as sa
-import websockets
-from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from orchestration.live import store
 from orchestration.live.ingest_client import IngestClient
+from orchestration.live.windows_client import WindowsClient
 from tests.live.console import Service, retimed, sample_lines
 
 pytestmark = pytest.mark.slow
@@ -38,55 +37,25 @@ def lines_for(characters: tuple[str, ...]) -> list[dict]:
 
 
 class Console(threading.Thread):
-    """A console as the page is: it keeps the epoch and the last number it holds, resumes with them
-    after any drop, takes a window once by its key, and notes any gap in the numbers it is sent live.
-    With `drop_every`, it drops its socket that often on its own."""
+    """A console as the page is (`WindowsClient`): it resumes with the last number it holds after any
+    drop and notes any gap; with `drop_every`, it drops its socket that often on its own."""
 
     def __init__(self, url: str, drop_every: float | None = None):
         super().__init__(daemon=True)
-        self.url, self.drop_every = url, drop_every
-        self.windows: dict[tuple, int] = {}
-        self.numbers: dict[int, list[int]] = {}
-        self.gaps: list[str] = []
-        self.too_old = 0
-        """Times it was told what it missed is not on record (its last number was sent, not yet recorded, when the service was killed)."""
-        self.connections = 0
-        self.stopping = False
+        self.client = WindowsClient(url, drop_every=drop_every)
+        self.drop_every = drop_every
+        self.loop = asyncio.new_event_loop()
+        self.stop = asyncio.Event()
 
     def run(self) -> None:
-        asyncio.run(self._run())
+        self.loop.run_until_complete(self.client.run(self.stop))
 
-    async def _run(self) -> None:
-        epoch, last = None, 0
-        while not self.stopping:
-            q = f"?after_seq={last}&epoch={epoch}" if epoch is not None else ""
-            try:
-                async with websockets.connect(self.url + "/ws/windows" + q, max_size=None) as ws:
-                    self.connections += 1
-                    live, opened = False, time.monotonic()
-                    while not self.stopping:
-                        if self.drop_every and time.monotonic() - opened > self.drop_every:
-                            break
-                        try:
-                            f = json.loads(await asyncio.wait_for(ws.recv(), 0.3))
-                        except asyncio.TimeoutError:
-                            continue
-                        if f["type"] == "too_old":
-                            self.too_old += 1
-                        if f["type"] == "resumed":
-                            epoch, last, live = f["epoch"], f["through"], True
-                            continue
-                        if "epoch" in f and f["type"] in ("window", "late", "pickup", "quarantine"):
-                            self.numbers.setdefault(f["epoch"], []).append(f["seq"])
-                            if live and f["epoch"] == epoch:
-                                if f["seq"] != last + 1:
-                                    self.gaps.append(f"{last} → {f['seq']}")
-                                last = f["seq"]
-                        if f["type"] == "window":
-                            key = (f["character_id"], f["window_end_ns"])
-                            self.windows[key] = self.windows.get(key, 0) + 1
-            except (OSError, ConnectionClosed, InvalidStatus):
-                await asyncio.sleep(0.3)
+    def stopping(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+
+    @property
+    def windows(self) -> dict:
+        return {(c, w): n for (c, w), n in self.client.seen.windows.items()}
 
 
 def test_nothing_acknowledged_is_lost_and_every_window_reaches_every_console(tmp_path):
@@ -140,15 +109,14 @@ def test_nothing_acknowledged_is_lost_and_every_window_reaches_every_console(tmp
             time.sleep(0.5)
         engine = sa.create_engine(f"sqlite:///{tmp_path / 'warehouse.sqlite'}")
         with engine.connect() as conn:
-            stored = {(c, int(w) + WINDOW_S * 10**9) for c, w in conn.execute(sa.select(store.windows.c.character_id,
-                                                                                       store.windows.c.window_ns))}
+            stored = set(conn.execute(sa.select(store.windows.c.character_id, store.windows.c.window_start)).all())
         engine.dispose()
         deadline = time.time() + 60
-        while time.time() < deadline and any(set(c.windows) < stored for c in consoles):
+        while time.time() < deadline and any(set(c.windows) < {tuple(k) for k in stored} for c in consoles):
             time.sleep(0.5)
     finally:
         for c in consoles:
-            c.stopping = True
+            c.stopping()
         for c in consoles:
             c.join(timeout=10)
         for client in clients.values():
@@ -165,11 +133,12 @@ def test_nothing_acknowledged_is_lost_and_every_window_reaches_every_console(tmp
     assert status["quarantined"] >= sent // 60, "malformed lines were among them"
     assert len(stored) >= 4 * 3, "several windows of each of the four characters"
     for i, console in enumerate(consoles):
-        assert set(console.windows) == stored, f"console {i}: every window stored reached it"
-        assert not console.gaps, f"console {i}: gaps in what it was sent live: {console.gaps}"
-        if not console.too_old:  # resumed by number every time: each frame sent to it once
-            assert all(n == 1 for n in console.windows.values()), f"console {i}: a window sent twice"
-            for epoch, numbers in console.numbers.items():
+        seen = console.client.seen
+        assert set(console.windows) == {tuple(k) for k in stored}, f"console {i}: every window stored reached it"
+        assert not seen.gaps, f"console {i}: gaps in what it was sent live: {seen.gaps}"
+        if not seen.too_old:  # resumed by number every time: each frame sent to it once
+            assert all(len(n) == 1 for n in console.windows.values()), f"console {i}: a window sent twice"
+            for epoch, numbers in seen.numbers.items():
                 assert len(numbers) == len(set(numbers)), f"console {i}: a frame of epoch {epoch} sent twice"
-    assert consoles[1].connections >= 3, "the resuming console dropped and came back"
-    assert len(consoles[0].numbers) == 2, "the service was restarted: a second epoch"
+    assert consoles[1].client.seen.connections >= 3, "the resuming console dropped and came back"
+    assert len(consoles[0].client.seen.numbers) == 2, "the service was restarted: a second epoch"
