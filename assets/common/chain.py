@@ -9,9 +9,7 @@ carry the seed's checks, the output schema and the re-computation.
 
 
 import json
-import warnings
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -21,17 +19,14 @@ from dagster import (
     AssetCheckKey,
     AssetCheckResult,
     AssetCheckSpec,
-    AssetDep,
     AssetExecutionContext,
     AssetKey,
     AssetSpec,
     AssetsDefinition,
     AutomationCondition,
-    BetaWarning,
     DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
-    TimeWindowPartitionMapping,
     asset,
     multi_asset,
 )
@@ -48,7 +43,7 @@ from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
 from rules.common.units import DayParts
 from rules.common.gates import Normalised, empty_reference_warning, empty_references, reconcile_counts
-from schemas import column_kinds, is_reference
+from schemas import is_reference
 
 
 
@@ -133,13 +128,6 @@ class DomainChain:
 
     def raw_table(self, dataset: str) -> str:
         return f"{self.domain}_raw_{dataset}"
-
-
-def check_name(result_id: str) -> str:
-    """A check result id (`4.cooldown`, `schema`) as its asset-check name (`4_cooldown`, `schema`)."""
-    from evals.check_titles import dagster_name
-
-    return dagster_name(result_id)
 
 
 def build_assets(c: DomainChain) -> list[AssetsDefinition]:

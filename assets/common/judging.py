@@ -244,22 +244,25 @@ def verdicts_asset(c):
                 metadata={"check": r.title, "failing": len(r.failing_ids), "failing_ids": MetadataValue.json(r.failing_ids[:200])},
             )
 
-    @graph_asset(
-        key=key,
-        group_name=c.domain,
-        ins=upstream,
-        partitions_def=judged_partitions(w.after) if w else DAILY,
-        description=c.verdicts_description,
-        check_specs=specs,
-        automation_condition=w.automation_condition if w else None,
-        resource_defs={"step_values": step_values},
-    )
-    def verdicts(**after):
+    def compose(**after):
         parts, judged = judge(**after)
         found = parts.map(lambda group: check_parts(judged, group)).collect()
         done = collect(judged, found)
         return {"result": done.result, **{name: getattr(done, name) for name in outputs.values()}}
 
+    with warnings.catch_warnings():  # the asset's own IO manager is a beta parameter of graph assets
+        warnings.simplefilter("ignore", BetaWarning)
+        verdicts = graph_asset(
+            compose,
+            key=key,
+            group_name=c.domain,
+            ins=upstream,
+            partitions_def=judged_partitions(w.after) if w else DAILY,
+            description=c.verdicts_description,
+            check_specs=specs,
+            automation_condition=w.automation_condition if w else None,
+            resource_defs={"step_values": step_values},
+        )
     return verdicts
 
 
