@@ -25,6 +25,8 @@ from rules.common import raw_chunks
 from tests.assets.helpers import materialise_day, resources_in
 from tests.assets.whole_day import judge_day, store_day
 
+pytestmark = pytest.mark.slow
+
 ROWS = 2_000
 DAYS = {"persona": "2026-10-05", "live_pick": "2026-09-08", "retry": "2026-09-21", "handoff": "2026-10-04"}
 """Each domain's busiest sample day (the benchmark's nightly day)."""
@@ -97,7 +99,8 @@ def _tables(url: str, c, days: list[str]) -> dict[str, pd.DataFrame]:
 
 @pytest.mark.parametrize(("name", "steps", "store"), [
     *[(name, steps, "sqlite") for name in DAYS for steps in (1, 3)],
-    ("live_pick", 3, "postgres"), ("handoff", 1, "postgres"),
+    pytest.param("live_pick", 3, "postgres", marks=pytest.mark.postgres),
+    pytest.param("handoff", 1, "postgres", marks=pytest.mark.postgres),
 ])
 def test_a_day_in_parts_stores_the_tables_and_check_results_of_the_whole_day(name, steps, store, generated, tmp_path, monkeypatch,
                                                                              request):
