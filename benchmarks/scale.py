@@ -25,10 +25,13 @@ The run prints a line at its start and one at its end with the time, the commit 
 average, to be recorded beside the figures.
 
 --nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
-that day holds 10⁵ main rows, with its step count, against `verdicts judge --day` on the same
-rows; handoff's day adds the `handoff_judge` run that makes its verdicts and report (the nightly
-job only stores its tables: a day is judged once the next day's tables are in, which are stored
-first, untimed). --nightly-sample DAY runs the nightly job on one day of the sample data.
+that day holds 10⁵ and 10⁶ main rows (`--nightly-sizes`), with its steps, wall seconds and peak
+memory (the largest process's, and its processes' together: the suite helper and the forked check
+workers included), against `verdicts judge --day` on the same folder measured right after it;
+handoff's day adds the `handoff_judge` run that makes its verdicts and report (the nightly job only
+stores its tables: a day is judged once the next day's tables are in, which are stored first,
+untimed). --nightly-sample DAY runs the nightly job on one day of the sample data. --nightly-once
+DOMAIN ROWS runs one day of one domain alone (the 10⁷-row day, recorded once).
 """
 
 from __future__ import annotations
@@ -142,12 +145,14 @@ def tree_pss_mb(pid: int) -> float:
     return total / 1024
 
 
-def timed_process(args: list[str], env: dict | None = None) -> dict:
+def timed_process(args: list[str], env: dict | None = None, keep_stdout: bool = False) -> dict:
     """Wall seconds, CPU seconds (its own and its children's), the peak resident MB of the
     largest of its processes, and the peak MB of all of them together (`tree_pss_mb`, sampled
-    every 0.1 s) of one command run to its end (it must succeed)."""
+    every 0.1 s) of one command run to its end (it must succeed); `keep_stdout`: what it printed too."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    out = tempfile.TemporaryFile() if keep_stdout else subprocess.DEVNULL
+    errors = tempfile.TemporaryFile()  # a file, not a pipe: a long log never stalls the process
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=errors)
     peak, done = [0.0], threading.Event()
 
     def sample():
@@ -160,13 +165,19 @@ def timed_process(args: list[str], env: dict | None = None) -> dict:
     seconds = time.perf_counter() - t0
     done.set()
     sampler.join()
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
+    errors.seek(0)
+    err = errors.read().decode(errors="replace")
+    errors.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise RuntimeError(f"{' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
-    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
-            "all_mb": peak[0]}
+    found = {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+             "all_mb": peak[0]}
+    if keep_stdout:
+        out.seek(0)
+        found["stdout"] = out.read().decode(errors="replace")
+        out.close()
+    return found
 
 
 def judge_process(domain: str, folder: Path, day: str | None = None, env: dict | None = None,
@@ -260,31 +271,62 @@ def run_nightly_sample(day: str) -> None:
           f"{r['peak_mb']:.0f} MB peak, ok {r['ok']}")
 
 
-def run_nightly(domains: list[str], rows: int, data: Path) -> None:
-    print(f"\nnightly job in-process, one day holding ≥{rows:,} main rows per domain (handoff's with the `handoff_judge` run that "
-          f"judges it), against `verdicts judge --day` on the same folder")
-    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'steps':>5} {'peak MB':>8} {'judge s':>8} "
-          f"{'nightly/judge':>13}  ok")
+NIGHTLY_SIZES = (100_000, 1_000_000)
+
+
+def nightly_folder(data: Path, domain: str, rows: int) -> tuple[Path, str, int]:
+    """(raw folder, day, rows that day): the domain generated so that its busiest sample day holds
+    `rows` main rows, beside the other domains' samples (the job reads every domain); cached."""
+    day, share = busiest_day(domain)
+    total = int(rows / share) + 1
+    raw = data / "nightly" / domain / str(rows)
+    if not (raw / domain / "malformed.json").is_file():
+        for other in DOMAINS:
+            if other != domain and not (raw / other).exists():
+                shutil.copytree(ROOT / "seeds" / other, raw / other)
+        registry.get(domain).generate(total, SEED, raw / domain)
+    return raw, day, int(total * share)
+
+
+def nightly_process(raw: Path, day: str, domain: str) -> dict:
+    """The nightly job on one day in a process of its own, a fresh Dagster home and SQLite warehouse:
+    the job's seconds and steps (printed by the child) with the process's wall, CPU and memory."""
+    with tempfile.TemporaryDirectory(dir=os.environ.get("VERDICTS_BENCH_TMP")) as tmp:
+        env = nightly_env(tmp, raw)
+        args = [sys.executable, __file__, "--nightly-child", str(raw), day] + (["--with-handoff-judge"] if domain == "handoff" else [])
+        measured = timed_process(args, env, keep_stdout=True)
+    inner = json.loads(measured.pop("stdout").strip().splitlines()[-1])
+    return {**measured, **inner}
+
+
+def run_nightly(domains: list[str], sizes: list[int], data: Path) -> None:
+    print("\nnightly job in-process on one day per domain (handoff's with the `handoff_judge` run that judges it), and "
+          "`verdicts judge --day` on the same folder right after it")
+    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'steps':>5} {'peak MB':>8} {'all MB':>7} "
+          f"{'judge s':>8} {'judge MB':>8} {'nightly/judge':>13} {'growth':>7}  load  ok")
     for domain in domains:
-        day, share = busiest_day(domain)
-        total = int(rows / share) + 1
-        with tempfile.TemporaryDirectory() as tmp:
-            raw = Path(tmp) / "raw"
-            for other in DOMAINS:  # the job reads every domain; the others get their seed sample
-                if other != domain:
-                    shutil.copytree(ROOT / "seeds" / other, raw / other)
-            registry.get(domain).generate(total, SEED, raw / domain)
-            env = nightly_env(tmp, raw)
-            done = subprocess.run([sys.executable, __file__, "--nightly-child", str(raw), day]
-                                  + (["--with-handoff-judge"] if domain == "handoff" else []),
-                                  capture_output=True, text=True, cwd=ROOT, env=env)
-            if done.returncode:
-                print(f"{domain:<10} {day:<11} failed: {done.stderr[-500:]}")
-                continue
-            r = json.loads(done.stdout.strip().splitlines()[-1])
+        before = None
+        for rows in sorted(sizes):
+            raw, day, that_day = nightly_folder(data, domain, rows)
+            r = nightly_process(raw, day, domain)
             judged = judge_process(domain, raw / domain, day)
-            print(f"{domain:<10} {day:<11} {int(total * share):>13,} {r['seconds']:>9.1f} {r['steps']:>5} {r['peak_mb']:>8.0f} "
-                  f"{judged['seconds']:>8.1f} {r['seconds'] / judged['seconds']:>12.1f}×  {r['ok']}", flush=True)
+            grown = f"×{r['seconds'] / before:.1f}" if before else "—"
+            before = r["seconds"]
+            load = os.getloadavg()[0]
+            print(f"{domain:<10} {day:<11} {that_day:>13,} {r['seconds']:>9.1f} {r['steps']:>5} {r['peak_mb']:>8.0f} "
+                  f"{r['all_mb']:>7.0f} {judged['seconds']:>8.1f} {judged['peak_mb']:>8.0f} "
+                  f"{r['seconds'] / judged['seconds']:>12.1f}× {grown:>7} {load:5.1f}  {r['ok']}", flush=True)
+
+
+def run_nightly_once(domain: str, rows: int, data: Path) -> None:
+    """One domain's day of `rows` main rows, alone (the 10⁷-row day): nightly and judge, each once."""
+    raw, day, that_day = nightly_folder(data, domain, rows)
+    r = nightly_process(raw, day, domain)
+    print(f"\none {domain} day of {that_day:,} main rows ({day}): nightly {r['seconds']:.1f} s, {r['steps']} steps, "
+          f"peak {r['peak_mb']:.0f} MB (largest process), {r['all_mb']:.0f} MB (its processes together), ok {r['ok']}", flush=True)
+    judged = judge_process(domain, raw / domain, day)
+    print(f"  judge --day: {judged['seconds']:.1f} s, peak {judged['peak_mb']:.0f} MB, all {judged['all_mb']:.0f} MB; "
+          f"nightly/judge {r['seconds'] / judged['seconds']:.1f}×; load average {os.getloadavg()[0]:.1f}", flush=True)
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -295,7 +337,9 @@ def main() -> None:
     p.add_argument("--domains", nargs="+", choices=DOMAINS, default=list(DOMAINS))
     p.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000], help="none: skip the table")
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench", help="generated input is cached here")
-    p.add_argument("--nightly", action="store_true", help="also run the nightly job on 10⁵ rows per domain")
+    p.add_argument("--nightly", action="store_true", help="also run the nightly job on a day of 10⁵ and 10⁶ rows per domain")
+    p.add_argument("--nightly-sizes", nargs="+", type=int, default=list(NIGHTLY_SIZES), help="main rows of the nightly days")
+    p.add_argument("--nightly-once", nargs=2, metavar=("DOMAIN", "ROWS"), help="one domain's day of ROWS main rows, alone")
     p.add_argument("--nightly-sample", metavar="DAY", help="also run the nightly job on one day of the sample data (e.g. 2026-10-01)")
     p.add_argument("--plot", type=Path, help="write the growth plot (judge seconds against rows) to this PNG (needs matplotlib)")
     p.add_argument("--measure", nargs=2, metavar=("DOMAIN", "DIR"), help=argparse.SUPPRESS)
@@ -325,7 +369,9 @@ def main() -> None:
     if a.nightly_sample:
         run_nightly_sample(a.nightly_sample)
     if a.nightly:
-        run_nightly(a.domains, 100_000, a.data)
+        run_nightly(a.domains, a.nightly_sizes, a.data)
+    if a.nightly_once:
+        run_nightly_once(a.nightly_once[0], int(a.nightly_once[1]), a.data)
     print(f"\n{conditions('end')}")
 
 

@@ -9,9 +9,7 @@ carry the seed's checks, the output schema and the re-computation.
 
 
 import json
-import warnings
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -21,25 +19,21 @@ from dagster import (
     AssetCheckKey,
     AssetCheckResult,
     AssetCheckSpec,
-    AssetDep,
     AssetExecutionContext,
     AssetKey,
     AssetSpec,
     AssetsDefinition,
     AutomationCondition,
-    BetaWarning,
     DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
-    TimeWindowPartitionMapping,
     asset,
     multi_asset,
 )
 
 from evals.markdown import md_table
 from assets.common.partitions import DAILY
-from assets.common import suite_worker
-from assets.common.quality import quarantine_failures
+from assets.common.ingest import ingest
 from assets.resources.reports import ReportsResource
 from rules.common.environment import SAMPLE_DIR
 from assets.resources.raw_files import RawFilesResource
@@ -47,11 +41,10 @@ from assets.resources.warehouse import WarehouseResource
 from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
-from rules.common.gates import QUARANTINE_COLUMNS, Normalised, empty_reference_warning, empty_references, reconcile
-from schemas import column_kinds, is_reference
+from rules.common.units import DayParts
+from rules.common.gates import Normalised, empty_reference_warning, empty_references, reconcile_counts
+from schemas import is_reference
 
-RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text", "not_utf8": "text"}
-"""Columns every raw and quarantine table has."""
 
 
 
@@ -121,9 +114,13 @@ class DomainChain:
     preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
     window: DayWindow | None = None
     """None (the default): day D's verdicts read day D only."""
+    day_parts: DayParts | None = None
+    """How a day is gated and judged in parts (`rules.common.units`)."""
     history: Callable[[dict, Any, Any, str], dict] | None = None
     """(tables, warehouse, config, day) → the tables with a reference snapshot replaced by its stored
     history, when the domain versions one (live_pick: every character-sheet version)."""
+    board_spec: Callable[[], Any] = field(default=lambda: None)
+    """`Domain.board`: imports and returns the domain's board layout (`evals.board.BoardSpec`)."""
     finish_report: Callable[..., Any] = field(default=lambda report, *args, **kwargs: report)
     """`Domain.finish_report`: pins, disclosures, manual checks and decisions, as every report path adds them."""
 
@@ -137,29 +134,17 @@ class DomainChain:
         return f"{self.domain}_raw_{dataset}"
 
 
-def check_name(result_id: str) -> str:
-    """A check result id (`4.cooldown`, `schema`) as its asset-check name (`4_cooldown`, `schema`)."""
-    from evals.check_titles import dagster_name
-
-    return dagster_name(result_id)
-
-
 def build_assets(c: DomainChain) -> list[AssetsDefinition]:
-    return [_ingest_asset(c), _verdicts_asset(c), _report_asset(c)]
+    from assets.common.judging import verdicts_asset
 
-
-def _write_raw(c: DomainChain, dataset: str, day: str, raw_files: RawFilesResource, warehouse: WarehouseResource) -> MaterializeResult:
-    raw = raw_files.read_partition(c.domain, dataset, day, c.time_fields.get(dataset), c.required(dataset))
-    n = warehouse.replace_partition(c.raw_table(dataset), day, raw, index_columns=("line",), kinds=RAW_KINDS)
-    files = sorted(raw["file"].unique()) if n else []
-    return MaterializeResult(asset_key=c.key(f"raw_{dataset}"),
-                             metadata={"rows": n, "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
+    return [_ingest_asset(c), verdicts_asset(c), _report_asset(c)]
 
 
 def _ingest_asset(c: DomainChain) -> AssetsDefinition:
     """Raw tables, normalised tables and the quarantine of a day in one step: the asset graph shows each
     table, while a run pays one step's overhead for them. Any subset can be materialised (a raw table
-    alone, or the normalisation of stored raw tables)."""
+    alone, or the normalisation of stored raw tables). The day goes through a block of lines at a time
+    (`assets.common.ingest`)."""
     raw_keys = [c.key(f"raw_{x}") for x in c.datasets]
     references = [d for d in c.datasets if is_reference(c.domain, d)]
 
@@ -188,49 +173,37 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
     def _normalise(context: AssetExecutionContext, raw_files: RawFilesResource, warehouse: WarehouseResource):
         day = context.partition_key
         selected, checks = context.selected_asset_keys, context.selected_asset_check_keys
-        if selected - set(raw_keys):
-            suite_worker.prepare()  # GX warms in a helper while the raw tables are read and stored
+        raw_selected = {d for d in c.datasets if c.key(f"raw_{d}") in selected}
+        normalising = bool(selected - set(raw_keys))
+        done = ingest(c, day, raw_selected, normalising, raw_files, warehouse)
         for d in c.datasets:
-            if c.key(f"raw_{d}") in selected:
-                yield _write_raw(c, d, day, raw_files, warehouse)
-        if not selected - set(raw_keys):
+            if d in raw_selected:
+                files = done.raw_files.get(d, [])
+                yield MaterializeResult(asset_key=c.key(f"raw_{d}"),
+                                        metadata={"rows": done.raw_rows.get(d, 0),
+                                                  "files": MetadataValue.md("\n".join(f"- `{f}`" for f in files) or "none")})
+        if not normalising:
             return
-        config = c.load_config()
-        norm = c.normalise({d: warehouse.read_partition(c.raw_table(d), day) for d in c.datasets}, config)
-        quarantine, suites = [norm.quarantine], {}
-        for d in c.datasets:
-            frame = norm.tables[d]
-            outcomes = suite_worker.run_suite(f"{c.domain}.{d}", frame, c.expectations[d]) if len(frame) else []
-            kept, q = quarantine_failures(d, frame, outcomes, c.id_fields[d])
-            norm.tables[d], suites[d] = kept, outcomes
-            quarantine.append(q)
-        q_frame = pd.concat([q for q in quarantine if not q.empty] or [norm.quarantine], ignore_index=True)
-        for d in c.datasets:
-            warehouse.replace_partition(c.table(d), day, norm.tables[d][c.stored_columns(d)], c.json_columns,
-                                        time_columns=(c.time_fields[d],) if d in c.time_fields else (),
-                                        index_columns=(c.id_fields[d],), kinds={**RAW_KINDS, **column_kinds(c.domain, d)})
-        warehouse.replace_partition(c.table("quarantine"), day, q_frame[QUARANTINE_COLUMNS], index_columns=("dataset", "id"),
-                                    kinds=RAW_KINDS)
 
         # Reconcile what is stored, not what was meant to be stored.
-        stored_q = warehouse.read_partition(c.table("quarantine"), day)
-        rec = reconcile(
-            {d: warehouse.count_partition(c.raw_table(d), day) for d in c.datasets},
-            {d: range(warehouse.count_partition(c.table(d), day)) for d in c.datasets},
-            stored_q,
-        )
+        rec = stored_reconciliation(c, warehouse, day)
         for d in c.datasets:
             if c.key(d) in selected:
                 yield MaterializeResult(asset_key=c.key(d), metadata={k: rec[d][k] for k in ("normalised", "quarantined", "raw")})
-        by_reason = stored_q.groupby(["dataset", "reason_code"]).size().reset_index(name="rows").values.tolist() if len(stored_q) else []
+        q_table = c.table("quarantine")
+        by_reason = [list(r) for r in warehouse.query(
+            f'SELECT dataset, reason_code, COUNT(*) FROM "{q_table}" WHERE partition_key = :p GROUP BY dataset, reason_code '
+            "ORDER BY dataset, reason_code", {"p": day})]
+        preview = warehouse.read_rows(q_table, day, where="1 = 1", order_by="dataset, file, line LIMIT 100")
+        quarantined = sum(r[2] for r in by_reason)
         quarantine_result = MaterializeResult(
             asset_key=c.key("quarantine"),
             metadata={
-                "rows": len(stored_q),
+                "rows": quarantined,
                 "by_reason": MetadataValue.md(md_table(["dataset", "reason_code", "rows"], by_reason) if by_reason else "No row was quarantined."),
                 "rows_preview": MetadataValue.md(
-                    md_table(["dataset", "line", "id", "reason"], stored_q[["dataset", "line", "id", "reason"]].head(100).values.tolist())
-                    if len(stored_q) else "—"
+                    md_table(["dataset", "line", "id", "reason"], preview[["dataset", "line", "id", "reason"]].values.tolist())
+                    if quarantined else "—"
                 ),
             },
         )
@@ -251,7 +224,7 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
                     metadata={"normalised": r["normalised"], "raw": r["raw"]},
                     description=empty_reference_warning(d, r) if empty else f"{r['normalised']} valid rows",
                 ))
-            outcomes = suites[d]
+            outcomes = done.suites.get(d, [])
             results.append(AssetCheckResult(
                 asset_key=c.key(d), check_name="expectations", passed=all(o.success for o in outcomes),
                 metadata={
@@ -267,102 +240,18 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
     return _normalise
 
 
-WINDOW_CHECK = ("window_complete", "every neighbouring day the verdicts read is materialised (look-ahead complete)")
-
-
-def _verdicts_asset(c: DomainChain) -> AssetsDefinition:
-    w = c.window
-    check_titles = [*c.check_titles, WINDOW_CHECK] if w else c.check_titles
-    if w:
-        with warnings.catch_warnings():  # the flag is beta; it lets the first day map to the day before it
-            warnings.simplefilter("ignore", BetaWarning)
-            mapping = TimeWindowPartitionMapping(start_offset=-w.before, end_offset=w.after, allow_nonexistent_upstream_partitions=True)
-        deps = [AssetDep(c.key(d), partition_mapping=mapping) for d in (*c.datasets, "quarantine")]
-    else:
-        deps = [c.key(d) for d in c.datasets]
-
-    @asset(
-        key=c.key("verdicts"),
-        group_name=c.domain,
-        partitions_def=judged_partitions(w.after) if w else DAILY,
-        deps=deps,
-        description=c.verdicts_description,
-        check_specs=[AssetCheckSpec(name, asset=c.key("verdicts"), blocking=name in c.blocking_checks, description=title)
-                     for name, title in check_titles],
-        automation_condition=w.automation_condition if w else None,
-    )
-    @collector_held
-    def _verdicts(context: AssetExecutionContext, warehouse: WarehouseResource) -> MaterializeResult:
-        day = context.partition_key
-        config = c.load_config()
-        if w:
-            tables, window_result = _window_tables(c, context, warehouse, day, config)
-        else:
-            tables = c.restore({d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in c.datasets}, config)
-        if c.history:
-            tables = c.history(tables, warehouse, config, day)
-        verdicts = c.judge(tables, config)
-        rows = c.records(verdicts)
-        warehouse.replace_partition(c.table("verdicts"), day, verdicts[c.output_columns], c.verdict_json_columns,
-                                    index_columns=(c.output_columns[0],), kinds=column_kinds(c.domain, c.output_schema))
-        from evals.check_titles import in_korean
-
-        results = in_korean(c.domain, c.run_checks(Normalised(tables=tables, quarantine=pd.DataFrame()), rows, config))
-        if w:
-            results.append(window_result)
-            for name, frame in w.keep(tables, config).items():
-                warehouse.replace_partition(c.table(name), day, frame, kinds=w.kept[name])
-        warehouse.replace_partition(c.table("checks"), day, pd.DataFrame([r.to_dict() for r in results]), ("failing_ids",),
-                                    kinds={"passed": "boolean"})
-        counts = {v: int((verdicts[c.verdict_key] == v).sum()) for v in c.verdict_order}
-        return MaterializeResult(
-            metadata={"rows": len(rows), "verdicts": MetadataValue.md(md_table(["verdict", "rows"], list(map(list, counts.items())))),
-                      "preview": MetadataValue.md(c.preview(rows) or "—")},
-            check_results=[
-                AssetCheckResult(
-                    check_name=check_name(r.id), passed=r.passed, description=r.detail or r.title,
-                    metadata={"check": r.title, "failing": len(r.failing_ids), "failing_ids": MetadataValue.json(r.failing_ids[:200])},
-                )
-                for r in results
-            ],
-        )
-
-    return _verdicts
-
-
-def _window_tables(c: DomainChain, context: AssetExecutionContext, warehouse: WarehouseResource, day: str, config):
-    """The normalised tables of every materialised day around `day`, combined by the domain."""
-    w = c.window
-    done = context.instance.get_materialized_partitions(c.key(c.datasets[0]))
-    per_day, missing = {}, []
-    for k in range(-w.before, w.after + 1):
-        d = date.fromisoformat(day) + timedelta(days=k)
-        key = d.isoformat()
-        if key == day or key in done:
-            per_day[key] = {
-                **c.restore({x: warehouse.read_partition(c.table(x), key, c.json_columns) for x in c.datasets}, config),
-                "quarantine": warehouse.read_partition(c.table("quarantine"), key),
-            }
-        elif d >= DAILY.start.date():  # days before the first partition hold no data by definition
-            missing.append(key)
-    result = CheckResult(
-        WINDOW_CHECK[0], WINDOW_CHECK[1], not missing, missing,
-        f"not materialised: {', '.join(missing)}; what depends on them is provisional" if missing else "",
-    )
-    return w.combine(per_day, day, config), result
-
-
 def stored_checks(frame: pd.DataFrame) -> list[CheckResult]:
     return [CheckResult(r["id"], r["title"], bool(r["passed"]), list(r["failing_ids"] or []), r["detail"] or "")
             for r in frame.to_dict("records")]
 
 
-def stored_reconciliation(c: DomainChain, warehouse: WarehouseResource, day: str, quarantine: pd.DataFrame) -> dict:
-    return reconcile(
-        {d: warehouse.count_partition(c.raw_table(d), day) for d in c.datasets},
-        {d: range(warehouse.count_partition(c.table(d), day)) for d in c.datasets},
-        quarantine,
-    )
+def stored_reconciliation(c: DomainChain, warehouse: WarehouseResource, day: str) -> dict:
+    """raw = normalised + quarantined per dataset, as the day's stored tables count them."""
+    q_table = c.table("quarantine")
+    quarantined = dict(warehouse.query(f'SELECT dataset, COUNT(*) FROM "{q_table}" WHERE partition_key = :p GROUP BY dataset',
+                                       {"p": day})) if warehouse.has_table(q_table) else {}
+    return reconcile_counts({d: warehouse.count_partition(c.raw_table(d), day) for d in c.datasets},
+                            {d: warehouse.count_partition(c.table(d), day) for d in c.datasets}, quarantined)
 
 
 def write_report(reports: ReportsResource, domain: str, day: str, report) -> tuple[str, Any]:
@@ -425,7 +314,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
             golden,
             checks=stored_checks(warehouse.read_partition(c.table("checks"), day, ("failing_ids",))),
             quarantine=quarantine,
-            reconciliation=stored_reconciliation(c, warehouse, day, quarantine),
+            reconciliation=stored_reconciliation(c, warehouse, day),
             config=config,
             scope=f"{c.domain} · {day}",
             **({name: warehouse.read_partition(c.table(name), day) for name in w.kept} if w else {}),
@@ -438,7 +327,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
         from evals.board import Board, render_board
 
         board = folder / "board.html"
-        write_text(board, render_board(Board(c.domain, rows, report, sample=sample)))
+        write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample)))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={

@@ -11,6 +11,7 @@ from functools import partial
 
 from assets.common.chain import DomainChain
 from evals.domains import Domain
+from rules.common.units import whole_day
 from schemas import required_columns
 
 BLOCKING_CHECKS = frozenset({"schema", "recompute"})
@@ -36,13 +37,15 @@ def chain_for(domain: Domain, **fields) -> DomainChain:
         domain=spec.name,
         required=partial(required_columns, spec.name),
         # The daily chain judges with the tagger and summary writer of the domain's config.
-        judge=lambda tables, config: spec.judge(tables, config),
+        judge=lambda tables, config, **options: spec.judge(tables, config, **options),
         check_titles=domain.check_titles(),
         blocking_checks=BLOCKING_CHECKS,
         load_golden=partial(_report_call, domain, 1),
         build_report=partial(_report_call, domain, 0),
         finish_report=domain.finish_report,
+        board_spec=domain.board,
         verdicts_description=domain.verdicts_description,
         preview=domain.preview,
+        day_parts=spec.day_parts or whole_day(spec.datasets, spec.normalise),
     )
     return DomainChain(**{**wired, **fields})

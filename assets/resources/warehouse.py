@@ -16,8 +16,10 @@ lists and maps on PostgreSQL (JSON text on SQLite). PostgreSQL bulk loads use CO
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,11 @@ from rules.common.jsonl import compact, compact_texts, parse_json
 
 PARTITION_COLUMN = "partition_key"
 UTC_SUFFIX = "_utc"
+BUCKET_COLUMN = "unit_bucket"
+"""Which of the domain's independent units (a character's window, a session, a customer's rooms) a row
+belongs to, hashed to one of `rules.common.units.BUCKETS`: a day is read and checked a part at a time
+by these (`rules.common.units`). Not a column of the dataset: readers drop it."""
+HIDDEN = (PARTITION_COLUMN, BUCKET_COLUMN)
 
 
 @lru_cache(maxsize=8)
@@ -175,9 +182,28 @@ class WarehouseResource(ConfigurableResource):
 
         `kinds` (integer, float, boolean, json, text per column) fixes column types when the
         table is created, even from an empty partition; other columns are typed from the data.
+        `index_columns`: a column indexed alone, or a tuple of columns indexed together.
         """
-        kinds = kinds or {}
-        json_columns = tuple(sorted({*json_columns, *(c for c, k in kinds.items() if k == "json")}))
+        with self.writes() as writes:
+            sink = writes.table(table, partition_key, json_columns=json_columns, time_columns=time_columns,
+                                index_columns=index_columns, kinds=kinds)
+            sink.append(frame)
+        return sink.rows
+
+    @contextmanager
+    def writes(self) -> Iterator["PartitionWrites"]:
+        """One transaction for a step's writes: each table's partition is replaced by the chunks
+        appended to it (`PartitionWrites.table`), and nothing is seen by others until every table
+        is written; an exception leaves every table as it was."""
+        with self.engine.begin() as conn:
+            writes = PartitionWrites(self, conn)
+            yield writes
+            writes.finish()
+
+    def prepared(self, frame: pd.DataFrame, partition_key: str, json_columns: tuple[str, ...],
+                 time_columns: tuple[str, ...]) -> pd.DataFrame:
+        """`frame` as stored: JSON columns as compact text, a `<field>_utc` instant beside each time
+        column, the partition key first."""
         out = frame.copy()
         for col in json_columns:
             if col in out.columns:
@@ -188,21 +214,15 @@ class WarehouseResource(ConfigurableResource):
                 out[col + UTC_SUFFIX] = pd.to_datetime(read.ns, unit="ns", utc=True).where(read.ok) if len(out) \
                     else pd.Series(dtype="datetime64[ns, UTC]")
         out.insert(0, PARTITION_COLUMN, partition_key)
-        with self.engine.begin() as conn:
-            if self.is_postgres:
-                # Writers of the same partition queue here until the first commits. Without it,
-                # two concurrent writers' DELETEs each miss the other's uncommitted INSERT and
-                # both sets of rows stay. Other partitions of the table are not held up.
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:t), hashtext(:p))"),
-                             {"t": table, "p": partition_key})
-            target = self._ensure_table(conn, table, out, json_columns, index_columns, kinds)
-            conn.execute(sa.delete(target).where(target.c[PARTITION_COLUMN] == partition_key))
-            if len(out):
-                if self.is_postgres:
-                    self._copy(conn, table, out)
-                else:
-                    _insert_rows(conn, target, out)
-        return len(out)
+        return out
+
+    def _insert(self, conn, target: sa.Table, out: pd.DataFrame) -> None:
+        if not len(out):
+            return
+        if self.is_postgres:
+            self._copy(conn, target.name, out)
+        else:
+            _insert_rows(conn, target, out)
 
     def _ensure_table(self, conn, table: str, frame: pd.DataFrame, json_columns, index_columns, kinds) -> sa.Table:
         if self.is_postgres and not self._has_columns(conn, table, frame.columns):
@@ -223,8 +243,9 @@ class WarehouseResource(ConfigurableResource):
         cols = [sa.Column(c, _column_type(frame[c], c in json_columns, self.is_postgres, kinds.get(c))) for c in frame.columns]
         target = sa.Table(table, metadata, *cols)
         for col in (PARTITION_COLUMN, *index_columns):
-            if col in frame.columns:
-                sa.Index(f"ix_{table}_{col}", target.c[col])
+            cols = col if isinstance(col, tuple) else (col,)
+            if all(c in frame.columns for c in cols):  # a tuple: one index over the columns together
+                sa.Index(f"ix_{table}_{'_'.join(cols)}", *(target.c[c] for c in cols))
         metadata.create_all(conn)
         return target
 
@@ -246,20 +267,107 @@ class WarehouseResource(ConfigurableResource):
                         copy.write(text)
 
     def read_partition(self, table: str, partition_key: str, json_columns: tuple[str, ...] = ()) -> pd.DataFrame:
-        with self.engine.connect() as conn:
-            inspector = sa.inspect(conn)
-            if not inspector.has_table(table):
-                raise LookupError(f"warehouse table {table} does not exist yet; materialise its upstream assets first")
-            frame = pd.read_sql_query(
-                sa.text(f'SELECT * FROM "{table}" WHERE {PARTITION_COLUMN} = :p'), conn, params={"p": partition_key}
-            )
-            # PostgreSQL's drivers hand a jsonb value back already read (a text value is then a
-            # text, not JSON to read again); a column stored as text holds each value's JSON.
-            stored_as_text = {c["name"] for c in inspector.get_columns(table) if not isinstance(c["type"], sa.JSON)} \
-                if any(c in frame.columns for c in json_columns) else set()
-        frame = frame.drop(columns=[PARTITION_COLUMN, *[c for c in frame.columns if c.endswith(UTC_SUFFIX)]])
+        return self.read_rows(table, partition_key, json_columns)
+
+    def read_rows(self, table: str, partition_keys: str | list[str], json_columns: tuple[str, ...] = (), where: str = "",
+                  params: dict | None = None, order_by: str = "", conn: sa.Connection | None = None,
+                  with_bucket: bool = False) -> pd.DataFrame:
+        """The rows of one partition (or several) of `table` that meet `where` (SQL over its columns,
+        with `params`), JSON columns read back, the storage's own columns dropped (`with_bucket`: but
+        the unit bucket). `conn`: read inside that connection's transaction (rows it wrote and has not
+        committed included)."""
+        keys = [partition_keys] if isinstance(partition_keys, str) else list(partition_keys)
+        marks = ", ".join(f":_p{i}" for i in range(len(keys)))
+        sql = f'SELECT * FROM "{table}" WHERE {PARTITION_COLUMN} IN ({marks})' + (f" AND ({where})" if where else "") \
+            + (f" ORDER BY {order_by}" if order_by else "")
+        with self._reading(conn) as c:
+            stored_as_text = self._text_columns(c, table, json_columns)
+            frame = pd.read_sql_query(sa.text(sql), c, params={**{f"_p{i}": k for i, k in enumerate(keys)}, **(params or {})})
+        return self._as_read(frame, json_columns, stored_as_text, with_bucket)
+
+    def iter_rows(self, table: str, partition_key: str, json_columns: tuple[str, ...] = (), order_column: str = "line",
+                  rows: int = 50_000, conn: sa.Connection | None = None) -> Iterator[pd.DataFrame]:
+        """The partition's rows `rows` at a time in `order_column` order (a column whose values are
+        unique in the partition, such as a raw table's `line`): each chunk read where the last ended."""
+        last = None
+        while True:
+            where = f'"{order_column}" > :_last' if last is not None else ""
+            frame = self.read_rows(table, partition_key, json_columns, where, {"_last": last} if last is not None else None,
+                                   order_by=f'"{order_column}" LIMIT {int(rows)}', conn=conn)
+            if len(frame):
+                yield frame
+            if len(frame) < rows:
+                return
+            last = frame[order_column].iloc[-1].item() if hasattr(frame[order_column].iloc[-1], "item") \
+                else frame[order_column].iloc[-1]
+
+    def read_in(self, table: str, partition_keys: str | list[str], column: str, values, json_columns: tuple[str, ...] = (),
+                batch: int = 900, conn: sa.Connection | None = None) -> pd.DataFrame:
+        """The rows whose `column` is one of `values` (asked in batches of `batch` values)."""
+        values = list(dict.fromkeys(v for v in values if v is not None))
+        frames = []
+        for start in range(0, len(values), batch):
+            part = values[start:start + batch]
+            marks = ", ".join(f":_v{i}" for i in range(len(part)))
+            frames.append(self.read_rows(table, partition_keys, json_columns, f'"{column}" IN ({marks})',
+                                         {f"_v{i}": v for i, v in enumerate(part)}, conn=conn))
+        if not frames:
+            return self.read_rows(table, partition_keys, json_columns, "1 = 0", conn=conn)
+        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+    def read_buckets(self, table: str, partition_keys: str | list[str], buckets, json_columns: tuple[str, ...] = (),
+                     unbucketed: bool = False, with_bucket: bool = False, conn: sa.Connection | None = None) -> pd.DataFrame:
+        """The rows whose unit bucket is one of `buckets` (`unbucketed`: and those without one)."""
+        listed = ", ".join(str(int(b)) for b in sorted(set(buckets)))
+        where = " OR ".join(x for x in (f"{BUCKET_COLUMN} IN ({listed})" if listed else "",
+                                        f"{BUCKET_COLUMN} IS NULL" if unbucketed else "") if x) or "1 = 0"
+        return self.read_rows(table, partition_keys, json_columns, where, conn=conn, with_bucket=with_bucket)
+
+    def delete_in(self, table: str, partition_key: str, column: str, values, conn: sa.Connection, batch: int = 900) -> None:
+        """Delete the partition's rows whose `column` is one of `values` (inside `conn`'s transaction)."""
+        values = list(dict.fromkeys(values))
+        for start in range(0, len(values), batch):
+            part = values[start:start + batch]
+            marks = ", ".join(f":_v{i}" for i in range(len(part)))
+            conn.execute(sa.text(f'DELETE FROM "{table}" WHERE {PARTITION_COLUMN} = :_p AND "{column}" IN ({marks})'),
+                         {"_p": partition_key, **{f"_v{i}": v for i, v in enumerate(part)}})
+
+    def query(self, sql: str, params: dict | None = None, conn: sa.Connection | None = None) -> list[tuple]:
+        """Rows of an aggregate query (counts, repeated keys): the database does the work, not Python."""
+        with self._reading(conn) as c:
+            return [tuple(r) for r in c.execute(sa.text(sql), params or {})]
+
+    def columns(self, table: str, conn: sa.Connection | None = None) -> list[str]:
+        with self._reading(conn) as c:
+            return [col["name"] for col in sa.inspect(c).get_columns(table)]
+
+    def has_table(self, table: str, conn: sa.Connection | None = None) -> bool:
+        with self._reading(conn) as c:
+            return sa.inspect(c).has_table(table)
+
+    @contextmanager
+    def _reading(self, conn: sa.Connection | None) -> Iterator[sa.Connection]:
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.connect() as c:
+            yield c
+
+    @staticmethod
+    def _text_columns(conn: sa.Connection, table: str, json_columns: tuple[str, ...]) -> set[str]:
+        # PostgreSQL's drivers hand a jsonb value back already read (a text value is then a
+        # text, not JSON to read again); a column stored as text holds each value's JSON.
+        inspector = sa.inspect(conn)
+        if not inspector.has_table(table):
+            raise LookupError(f"warehouse table {table} does not exist yet; materialise its upstream assets first")
+        return {c["name"] for c in inspector.get_columns(table) if not isinstance(c["type"], sa.JSON)} if json_columns else set()
+
+    @staticmethod
+    def _as_read(frame: pd.DataFrame, json_columns: tuple[str, ...], stored_as_text: set[str], with_bucket: bool = False) -> pd.DataFrame:
+        hidden = (PARTITION_COLUMN,) if with_bucket else HIDDEN
+        frame = frame.drop(columns=[c for c in frame.columns if c in hidden or c.endswith(UTC_SUFFIX)])
         for col in json_columns:
-            if col in stored_as_text:
+            if col in stored_as_text and col in frame.columns:
                 frame[col] = frame[col].map(lambda v: parse_json(v) if isinstance(v, str) else v)
         return frame
 
@@ -267,12 +375,78 @@ class WarehouseResource(ConfigurableResource):
         """Every partition of a table (cross-day assets)."""
         with self.engine.connect() as conn:
             frame = pd.read_sql_table(table, conn, columns=columns)
-        return frame.drop(columns=[c for c in frame.columns if c == PARTITION_COLUMN or c.endswith(UTC_SUFFIX)])
+        return frame.drop(columns=[c for c in frame.columns if c in HIDDEN or c.endswith(UTC_SUFFIX)])
 
-    def count_partition(self, table: str, partition_key: str) -> int:
-        with self.engine.connect() as conn:
-            if not sa.inspect(conn).has_table(table):
+    def count_partition(self, table: str, partition_key: str, conn: sa.Connection | None = None) -> int:
+        with self._reading(conn) as c:
+            if not sa.inspect(c).has_table(table):
                 return 0
-            return conn.execute(
+            return c.execute(
                 sa.text(f'SELECT COUNT(*) FROM "{table}" WHERE {PARTITION_COLUMN} = :p'), {"p": partition_key}
             ).scalar_one()
+
+
+class PartitionWrites:
+    """The writes of one step inside one transaction (`WarehouseResource.writes`)."""
+
+    def __init__(self, warehouse: WarehouseResource, conn: sa.Connection):
+        self.warehouse, self.conn = warehouse, conn
+        self.tables: list[TableWrite] = []
+
+    def table(self, table: str, partition_key: str, *, json_columns: tuple[str, ...] = (), time_columns: tuple[str, ...] = (),
+              index_columns: tuple[str, ...] = (), kinds: dict[str, str] | None = None) -> "TableWrite":
+        """A table whose partition the chunks appended to the returned writer replace."""
+        sink = TableWrite(self, table, partition_key, json_columns, time_columns, index_columns, kinds or {})
+        self.tables.append(sink)
+        return sink
+
+    def finish(self) -> None:
+        for sink in self.tables:
+            sink.finish()
+
+
+class TableWrite:
+    """One table's partition, replaced inside a `PartitionWrites` transaction by the chunks appended:
+    the table is made (typed by `kinds`, else by the first chunk holding rows) and the partition's
+    old rows deleted before the first rows go in."""
+
+    def __init__(self, writes: PartitionWrites, table: str, partition_key: str, json_columns, time_columns,
+                 index_columns, kinds: dict[str, str]):
+        self.writes, self.table, self.partition_key = writes, table, partition_key
+        self.json_columns = tuple(sorted({*json_columns, *(c for c, k in kinds.items() if k == "json")}))
+        self.time_columns, self.index_columns, self.kinds = tuple(time_columns), tuple(index_columns), kinds
+        self.target: sa.Table | None = None
+        self.template: pd.DataFrame | None = None
+        self.rows = 0
+
+    def append(self, frame: pd.DataFrame) -> int:
+        """Write `frame`'s rows (an empty frame only shows the columns, for a table that gets no row)."""
+        w = self.writes.warehouse
+        out = w.prepared(frame, self.partition_key, self.json_columns, self.time_columns)
+        if not len(out) and self.target is None:
+            self.template = out
+            return 0
+        if self.target is None:
+            self._start(out)
+        elif not set(out.columns) <= {c.name for c in self.target.columns}:
+            self.target = w._ensure_table(self.writes.conn, self.table, out, self.json_columns, self.index_columns, self.kinds)
+        w._insert(self.writes.conn, self.target, out)
+        self.rows += len(out)
+        return len(out)
+
+    def finish(self) -> None:
+        if self.target is None:
+            if self.template is None:
+                raise ValueError(f"nothing was appended to {self.table}: append at least an empty frame of its columns")
+            self._start(self.template)
+
+    def _start(self, out: pd.DataFrame) -> None:
+        w, conn = self.writes.warehouse, self.writes.conn
+        if w.is_postgres:
+            # Writers of the same partition queue here until the first commits. Without it,
+            # two concurrent writers' DELETEs each miss the other's uncommitted INSERT and
+            # both sets of rows stay. Other partitions of the table are not held up.
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:t), hashtext(:p))"),
+                         {"t": self.table, "p": self.partition_key})
+        self.target = w._ensure_table(conn, self.table, out, self.json_columns, self.index_columns, self.kinds)
+        conn.execute(sa.delete(self.target).where(self.target.c[PARTITION_COLUMN] == self.partition_key))

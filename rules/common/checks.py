@@ -21,9 +21,13 @@ class CheckResult:
     passed: bool
     failing_ids: list[str] = field(default_factory=list)
     detail: str = ""
+    shown: list[tuple[str, str]] = field(default_factory=list, compare=False, repr=False)
+    """The (id, reason) pairs `detail` words (the first few): what a check of a day in parts keeps of
+    each part to word the day's `detail` (`rules.common.check_parts`). Not stored."""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {"id": self.id, "title": self.title, "passed": self.passed, "failing_ids": list(self.failing_ids),
+                "detail": self.detail}
 
 
 class Findings:
@@ -39,9 +43,18 @@ class Findings:
         ids = list(self.reasons)
         if not ids:
             return CheckResult(id_, title, True, [], ok_detail)
-        shown = "; ".join(f"{i}: {self.reasons[i]}" for i in ids[:5])
-        more = f" (+{len(ids) - 5} more)" if len(ids) > 5 else ""
-        return CheckResult(id_, title, False, ids, shown + more)
+        shown = [(i, self.reasons[i]) for i in ids[:SHOWN]]
+        return CheckResult(id_, title, False, ids, worded(shown, len(ids)), shown)
+
+
+SHOWN = 5
+"""Failing rows a check's detail words; the rest are counted."""
+
+
+def worded(shown: list[tuple[str, str]], failing: int) -> str:
+    """A failing check's detail: the first reasons, then how many more rows fail."""
+    more = f" (+{failing - SHOWN} more)" if failing > SHOWN else ""
+    return "; ".join(f"{i}: {why}" for i, why in shown[:SHOWN]) + more
 
 
 def hashable(v):

@@ -95,3 +95,47 @@ def _field(text: str, name: str):
         except (ValueError, RecursionError):
             return None
     return obj.get(name) if type(obj) is dict else None
+
+
+class DaySplit:
+    """`line_days` over a file read in blocks (`raw_chunks`): a line whose time cannot be read takes
+    the day of the line before it, across blocks; lines before the file's first readable time take
+    that time's day (they wait, in memory, until it comes). `lines_of(raw, day)` gives a block's
+    lines of one day; `finish()` refuses a file none of whose lines has a readable time, as
+    `line_days` does."""
+
+    def __init__(self, time_field: str, tz: str):
+        self.time_field, self.tz = time_field, tz
+        self.last: str | None = None
+        self.waiting: list[pd.DataFrame] = []
+        self.first: pd.DataFrame | None = None
+
+    def lines_of(self, raw: pd.DataFrame, day: str) -> pd.DataFrame:
+        if self.first is None and len(raw):
+            self.first = raw.iloc[:1]
+        values = time_values(raw["text"], self.time_field)
+        read = timestamps.read_column(values, self.tz)
+        days = np.full(len(values), None, dtype=object)
+        if read.ok.any():
+            at = np.flatnonzero(read.ok)
+            days[at] = iso_days(read.ns[at], self.tz)
+        s = pd.Series(days, index=raw.index, dtype=object)
+        if self.last is None:
+            if s.isna().all():
+                self.waiting.append(raw)
+                return raw.iloc[:0]
+            s = s.ffill().bfill()  # as `line_days`: the lines before the first readable time take its day
+        else:
+            s = s.ffill().fillna(self.last)
+        self.last = s.iloc[-1]
+        kept = raw[s.to_numpy() == day]
+        if self.waiting:  # the lines before the first readable time join that time's day
+            lead = pd.concat(self.waiting, ignore_index=True) if s.iloc[0] == day else raw.iloc[:0]
+            self.waiting = []
+            kept = pd.concat([lead, kept], ignore_index=True) if len(lead) else kept
+        return kept.reset_index(drop=True)
+
+    def finish(self) -> None:
+        if self.last is None and self.first is not None:
+            raise DatasetError(self.first["dataset"].iloc[0], self.first["file"].iloc[0],
+                               "no line has a readable timestamp to assign days", column=self.time_field)

@@ -54,6 +54,19 @@ CHUNK_ROWS = 50_000
 that a million lines never hold a million parsed objects."""
 
 _ROW_BY_ROW: ContextVar[bool] = ContextVar("row_by_row", default=False)
+_SEEN_IDS: ContextVar[dict[str, dict] | None] = ContextVar("seen_ids", default=None)
+
+
+@contextmanager
+def ids_seen_before(seen: dict[str, dict]) -> Iterator[None]:
+    """Screens made inside are blocks of a longer file: `Screen.ids` also rejects an id met in an
+    earlier block (`seen[dataset]`: id → the line it was first kept on), and records the ids it keeps,
+    so the blocks screened in turn reject exactly what one screen of the whole file would."""
+    token = _SEEN_IDS.set(seen)
+    try:
+        yield
+    finally:
+        _SEEN_IDS.reset(token)
 
 
 @contextmanager
@@ -340,14 +353,20 @@ class Screen:
             empty = ids.map(lambda v: not v)
         self.reject(empty, MISSING_ID, f"{col} is empty")
         ids = self.rows[col]
+        registry = _SEEN_IDS.get()
+        earlier = None if registry is None else registry.setdefault(self.dataset, {})
         dup = ids.duplicated(keep="first")
-        if not dup.any():
-            return
-        repeated = ids[dup]
-        firsts = self.rows.loc[~dup & ids.isin(set(repeated)), [col, "line"]]  # the repeated ids' rows alone
-        first_line = firsts.set_index(col)["line"]
-        reasons = repeated.map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
-        self.reject(dup, DUPLICATE_ID, reasons)
+        before = ids.isin(earlier.keys()) if earlier else pd.Series(False, index=ids.index)
+        dup |= before
+        if dup.any():
+            repeated = ids[dup]
+            firsts = self.rows.loc[~dup & ids.isin(set(repeated)), [col, "line"]]  # the repeated ids' rows alone
+            first_line = {**firsts.set_index(col)["line"].to_dict(), **{v: earlier[v] for v in ids[before]}} if earlier \
+                else firsts.set_index(col)["line"]
+            reasons = repeated.map(lambda v: f"{col} '{v}' repeats the row on line {first_line[v]}")
+            self.reject(dup, DUPLICATE_ID, reasons)
+        if earlier is not None:
+            earlier.update(zip(self.rows[col].tolist(), self.rows["line"].tolist()))
 
     def stamps(self, col: str, tz: str, nullable: bool = False,
                note: Callable[[pd.Index], pd.Series] | None = None) -> pd.DataFrame:
@@ -517,9 +536,14 @@ def empty_quarantine() -> pd.DataFrame:
 def reconcile(raw_counts: dict[str, int], normalised: dict[str, pd.DataFrame], quarantine: pd.DataFrame) -> dict:
     """Per dataset: raw, normalised, quarantined and whether they add up."""
     q = quarantine["dataset"].value_counts().to_dict() if not quarantine.empty else {}
+    return reconcile_counts(raw_counts, {name: len(normalised.get(name, ())) for name in raw_counts}, q)
+
+
+def reconcile_counts(raw_counts: dict[str, int], normalised: dict[str, int], quarantined: dict[str, int]) -> dict:
+    """`reconcile` from counts alone (a stored day's, counted by the database)."""
     out = {}
     for name, raw in raw_counts.items():
-        n, k = len(normalised.get(name, ())), int(q.get(name, 0))
+        n, k = int(normalised.get(name, 0)), int(quarantined.get(name, 0))
         out[name] = {"raw": int(raw), "normalised": n, "quarantined": k, "reconciles": raw == n + k}
     return out
 

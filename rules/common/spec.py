@@ -69,6 +69,8 @@ class DomainSpec:
     """Where the domain's JSON Schemas are when they are not in the `schemas` package."""
     explain_outputs: int = 3
     """How many per-row lists `engine.explain` returns (evidence, summary or reason, hedge)."""
+    day_parts: Any = None
+    """How the nightly chain takes a day in parts (`rules.common.units.DayParts`)."""
     part_makers: Callable[..., list[Callable[[], pd.DataFrame]]] | None = None
     """`judge` (same arguments) in consecutive parts of its rows: every verdict decided when it is
     called, then one call per part, which explains that part's rows, so a caller writing them as they

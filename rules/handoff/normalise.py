@@ -102,29 +102,45 @@ def _message_presence(s: Screen) -> None:
 
 
 def normalise(raw: dict[str, pd.DataFrame], config: HandoffConfig) -> Normalised:
-    tz = config.timezone
-    rooms_s = _screen(raw, "rooms")
+    rooms_s = screen_rooms(raw["rooms"])
+    phrase_s = screen_phrases(raw["handoff_phrases"], config)
+    article_s = _screen(raw, "help_articles")
+    msg_s = screen_messages(raw["chat_messages"], config)
+    screens = {"chat_messages": msg_s, "rooms": rooms_s, "handoff_phrases": phrase_s, "help_articles": article_s}
+    return gathered(screens, INPUT_DATASETS, Normalised, _accepted)
+
+
+def screen_rooms(raw: pd.DataFrame) -> Screen:
+    rooms_s = _screen({"rooms": raw}, "rooms")
     r = rooms_s.rows
     r["customer_id"] = trim_column(r["customer_id"])
     rooms_s.reject(r["customer_id"].eq(""), MISSING_CUSTOMER, "customer_id is empty: re-entry cannot be looked up")
+    return rooms_s
 
-    phrase_s = _screen(raw, "handoff_phrases")
+
+def screen_phrases(raw: pd.DataFrame, config: HandoffConfig) -> Screen:
+    phrase_s = _screen({"handoff_phrases": raw}, "handoff_phrases")
     p = phrase_s.rows
     empty = p["trigger_phrase"].map(lambda v: not fold(v, config.phrase_matching))
     phrase_s.reject(empty, EMPTY_PHRASE, "trigger_phrase has nothing left to match once whitespace is removed")
+    return phrase_s
 
-    article_s = _screen(raw, "help_articles")
 
-    msg_s = _screen(raw, "chat_messages", before_schema=_message_presence)
+def screen_messages(raw: pd.DataFrame, config: HandoffConfig) -> Screen:
+    """Messages through their gates (none reads another dataset)."""
+    msg_s = _screen({"chat_messages": raw}, "chat_messages", before_schema=_message_presence)
     m = msg_s.rows
     m["room_id"] = trim_column(m["room_id"])
     m["sent_at"] = trim_column(m["sent_at"])
-    stamps = msg_s.stamps("sent_at", tz, note=lambda at: m["room_id"].loc[at].map(lambda r: f": room '{r}' is held"))
+    stamps = msg_s.stamps("sent_at", config.timezone, note=lambda at: m["room_id"].loc[at].map(lambda r: f": room '{r}' is held"))
     m = msg_s.rows
     m["sent_at_ns"] = stamps["ns"]
+    return msg_s
 
-    screens = {"chat_messages": msg_s, "rooms": rooms_s, "handoff_phrases": phrase_s, "help_articles": article_s}
-    return gathered(screens, INPUT_DATASETS, Normalised, _accepted)
+
+def accepted(s: Screen) -> pd.DataFrame:
+    """A screen's normalised rows (a dataset column named like one of the screen's own put back)."""
+    return _accepted(s)
 
 
 def stored_columns(dataset: str) -> list[str]:

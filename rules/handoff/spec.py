@@ -14,6 +14,7 @@ from pathlib import Path
 from rules.common.gates import Normalised
 from rules.common.jsonl import DatasetError
 from rules.common.spec import from_layout
+from rules.handoff.day_parts import DAY_PARTS
 from rules.handoff import engine, normalise, verdicts
 from rules.handoff.checks import run_checks
 from rules.handoff.config import load_config
@@ -37,6 +38,7 @@ def load_dir(spec, input_dir: Path, day: str | None):
 
 SPEC = from_layout(
     schema, normalise, engine, verdicts, run_checks, load_config, EXPECTATIONS,
+    day_parts=DAY_PARTS,
     event_dataset="chat_messages",
     verdict_key="verdict",
     judge=lambda tables, config, tags=None: engine.judge(tables, config),

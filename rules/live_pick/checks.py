@@ -22,6 +22,7 @@ from functools import lru_cache, partial
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, empty_reason, enum_findings, evidence_findings,
                                  filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
                                  row_findings, same_json, schema_result)
+from rules.common.check_parts import Repeats
 from rules.common.evidence import frame_records
 from rules.common.gates import Normalised
 from rules.common.verdict_rows import VerdictRows
@@ -40,6 +41,8 @@ LIST_COLUMNS = {("live_chat", "topic_tags"), ("character_sheet", "world_topic_ta
                 ("character_sheet", "banned_tags"), ("viewer_relation", "answered_topics")}
 MAP_COLUMNS = {("character_sheet", "min_closeness_by_topic")}
 COMPARED = ("character_id", "viewer_id", "window_start", "verdict", "rank_in_window", "cooldown_elapsed_sec", "sheet_version")
+REPEATS = (Repeats("2.required_filled", "pick_id", lambda pick_id, _n: f"pick_id {pick_id} is not unique"),)
+"""What a check counts over every row of a day: counted across a day's parts too (`check_parts`)."""
 
 
 @dataclass
@@ -192,8 +195,7 @@ def c01_verdict_enum(ctx: _Context) -> CheckResult:
     return enum_findings(ctx.ids(), "verdict", V.ORDER).result("1.verdict_enum", "verdict is one of the five enum values")
 
 def c02_required_filled(ctx: _Context) -> CheckResult:
-    f = filled_findings(ctx.ids(), "pick_id", lambda row: empty_reason(row, REQUIRED_FILLED),
-                        lambda pick_id, _n: f"pick_id {pick_id} is not unique")
+    f = filled_findings(ctx.ids(), "pick_id", lambda row: empty_reason(row, REQUIRED_FILLED), REPEATS[0].reason)
     msg_ids = Counter(r.get("msg_id") for r in ctx.rows if isinstance(r, dict) and isinstance(r.get("msg_id"), str))
     for m, n in msg_ids.items():
         if m and n > 1:

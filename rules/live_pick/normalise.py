@@ -55,27 +55,47 @@ def normalise(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> Normalise
 
 def screen_references(raw: dict[str, pd.DataFrame], config: LivePickConfig) -> tuple[Screen, Screen]:
     """The character sheets and viewer relations through their gates (chat lines are judged against them)."""
-    sheet_s = _screen(raw, "character_sheet")
+    return screen_sheets(raw["character_sheet"]), screen_relations(raw["viewer_relation"], config)
+
+
+def screen_sheets(raw: pd.DataFrame) -> Screen:
+    sheet_s = _screen({"character_sheet": raw}, "character_sheet")
     sheet = sheet_s.rows
     for col in ("world_topic_tags", "banned_tags"):
         sheet[col] = sheet[col].map(_trim_list)
     sheet["min_closeness_by_topic"] = sheet["min_closeness_by_topic"].map(
         lambda m: {trim(k): v for k, v in m.items()}
     )
+    return sheet_s
 
-    rel_s = _screen(raw, "viewer_relation")
+
+def screen_relations(raw: pd.DataFrame, config: LivePickConfig) -> Screen:
+    rel_s = _screen({"viewer_relation": raw}, "viewer_relation")
     rel = rel_s.rows
     rel["answered_topics"] = rel["answered_topics"].map(_trim_list)
     rel["last_replied_at"] = trim_column(rel["last_replied_at"])
     stamps = rel_s.stamps("last_replied_at", tz=config.timezone, nullable=True)
     rel = rel_s.rows
     rel["last_replied_ns"] = stamps["ns"]
-    return sheet_s, rel_s
+    return rel_s
+
+
+def last_replies(relation: pd.DataFrame) -> dict[str, int]:
+    """viewer_id → last_replied_at in epoch ns, for the viewers that have one: what the chat gates read
+    of the relations."""
+    # Exact integer nanoseconds: a float round-trip would blur instants this large.
+    return {v: ns for v, ns in zip(cells(relation["viewer_id"]), cells(relation["last_replied_ns"])) if ns is not pd.NA}
 
 
 def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, config: LivePickConfig) -> Screen:
     """Chat lines through their gates, against gated sheets and relations (`screen_references`):
     a live service gates each batch of lines against references gated once."""
+    return screen_chat_against(raw, set(sheet["character_id"]), last_replies(relation), config)
+
+
+def screen_chat_against(raw: pd.DataFrame, known: set, last: dict[str, int], config: LivePickConfig) -> Screen:
+    """`screen_chat` given what it reads of the references: the characters with a valid sheet, and
+    each viewer's last reply (`last_replies`)."""
     chat_s = _screen({"live_chat": raw}, "live_chat")
     chat = chat_s.rows
     for col in ("character_id", "viewer_id"):
@@ -87,7 +107,6 @@ def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, 
     chat["sent_at_ns"] = stamps["ns"]
     chat["sent_at_form"] = stamps["form"]
 
-    known = set(sheet["character_id"])
     unknown = ~chat["character_id"].isin(known)
     chat_s.reject(
         unknown,
@@ -95,8 +114,6 @@ def screen_chat(raw: pd.DataFrame, sheet: pd.DataFrame, relation: pd.DataFrame, 
         chat.loc[unknown, "character_id"].map(lambda v: f"character_id '{v}' has no valid character_sheet row"),
     )
     chat = chat_s.rows
-    # Exact integer nanoseconds: a float round-trip would blur instants this large.
-    last = {v: ns for v, ns in zip(cells(relation["viewer_id"]), cells(relation["last_replied_ns"])) if ns is not pd.NA}
     after = pd.Series(
         [v in last and s < last[v] for v, s in zip(cells(chat["viewer_id"]), cells(chat["sent_at_ns"]))], index=chat.index
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rules.common.gates import empty_quarantine
 from rules.common.spec import from_layout
+from rules.live_pick.day_parts import DAY_PARTS
 from rules.live_pick import engine, normalise, verdicts
 from rules.live_pick.checks import run_checks
 from rules.live_pick.config import load_config
@@ -34,6 +35,7 @@ def part_makers(tables: dict, config, tags=None, summaries: str | None = None) -
 
 SPEC = from_layout(
     schema, normalise, engine, verdicts, run_checks, load_config, EXPECTATIONS,
+    day_parts=DAY_PARTS,
     time_fields={"live_chat": "sent_at"},
     event_dataset="live_chat",
     verdict_key="verdict",

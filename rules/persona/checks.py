@@ -6,6 +6,7 @@ from functools import lru_cache, partial
 
 from rules.common.checks import (CheckResult, empty_reason, enum_findings, evidence_findings, evidence_rows, filled_findings,
                                  hashable, polite_findings, recompute_findings, row_findings, same_json, schema_result)
+from rules.common.check_parts import Repeats
 from rules.common.evidence import frame_records
 from rules.common.gates import Normalised, trim
 from rules.common.verdict_rows import VerdictRows
@@ -16,6 +17,8 @@ from schemas import columns
 from schemas.persona import DOMAIN, OUTPUT
 
 REQUIRED_FILLED = ("check_id", "turn_no", "persona_code", "evidence", "summary")
+REPEATS = (Repeats("2.required_filled", "check_id", lambda check_id, _n: f"check_id {check_id} is not unique"),)
+"""What a check counts over every row of a day: counted across a day's parts too (`check_parts`)."""
 SOURCES = {"profile": "profiles", "turn": "turns"}
 
 
@@ -52,8 +55,7 @@ def c01_code_enum(ctx) -> CheckResult:
     return enum_findings(ctx.ids(), "persona_code", V.ORDER).result("1.code_enum", "persona_code is one of the six enum values")
 
 def c02_required_filled(ctx) -> CheckResult:
-    return filled_findings(ctx.ids(), "check_id", lambda row: empty_reason(row, REQUIRED_FILLED),
-                           lambda check_id, _n: f"check_id {check_id} is not unique").result(
+    return filled_findings(ctx.ids(), "check_id", lambda row: empty_reason(row, REQUIRED_FILLED), REPEATS[0].reason).result(
         "2.required_filled", "check_id, turn_no, persona_code, evidence, summary are filled")
 
 

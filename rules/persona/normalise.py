@@ -32,7 +32,12 @@ def _screen(raw: dict[str, pd.DataFrame], name: str):
 
 
 def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised:
-    prof_s = _screen(raw, "profiles")
+    return gathered({"profiles": screen_profiles(raw["profiles"]), "turns": screen_turns(raw["turns"], config)}, INPUT_DATASETS)
+
+
+def screen_profiles(raw: pd.DataFrame):
+    """Profiles through their gates: ids, then a character_code kept by its first profile only."""
+    prof_s = _screen({"profiles": raw}, "profiles")
     p = prof_s.rows
     p["character_code"] = trim_column(p["character_code"])
     prof_s.reject(p["character_code"].eq(""), MISSING_ID, "character_code is empty")
@@ -40,14 +45,16 @@ def normalise(raw: dict[str, pd.DataFrame], config: PersonaConfig) -> Normalised
     dup = p["character_code"].duplicated(keep="first")
     first = p.drop_duplicates("character_code").set_index("character_code")["line"]
     prof_s.reject(dup, DUPLICATE_ID, p.loc[dup, "character_code"].map(lambda c: f"character_code '{c}' repeats the profile on line {first[c]}"))
+    return prof_s
 
-    turn_s = _screen(raw, "turns")
-    t = turn_s.rows
+
+def screen_turns(raw: pd.DataFrame, config: PersonaConfig):
+    """Turns through their gates (none reads another dataset): ids, the time."""
+    turn_s = _screen({"turns": raw}, "turns")
     stamps = turn_s.stamps("created_at", config.timezone)
     t = turn_s.rows
     t["created_at_ns"] = stamps["ns"]
-
-    return gathered({"profiles": prof_s, "turns": turn_s}, INPUT_DATASETS)
+    return turn_s
 
 
 def stored_columns(dataset: str) -> list[str]:

@@ -32,10 +32,10 @@ COMPARED = ("session_id", "surface_key", "verdict", "matched_event_id")
 
 
 class _Context(VerdictRows):
-    def __init__(self, norm: Normalised, rows: list, config: RetryConfig):
+    def __init__(self, norm: Normalised, rows: list, config: RetryConfig, baselines: dict | None = None):
         super().__init__(rows, "event_id")
         self.config = config
-        self.expected: dict[str, Expected] = expected_verdicts(norm, config)
+        self.expected: dict[str, Expected] = expected_verdicts(norm, config, baselines)
         self.events = {e["event_id"]: e for e in frame_records(norm.tables["interaction_events"])}
         self.catalog = {trim(c["surface_key"]): c for c in frame_records(norm.tables["surface_catalog"])}
         self.tolerance = Fraction(1, 2 * 10**config.display_decimals)
@@ -74,9 +74,10 @@ class _Context(VerdictRows):
         return rows
 
 
-def run_checks(norm: Normalised, rows: list, config: RetryConfig) -> list[CheckResult]:
-    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line)."""
-    ctx = _Context(norm, rows, config)
+def run_checks(norm: Normalised, rows: list, config: RetryConfig, baselines: dict | None = None) -> list[CheckResult]:
+    """All checks, in seed order, on verdict rows (dicts, or None for an unreadable line); `baselines`:
+    the re-computed baselines of the whole day when `norm` holds a part of it (`reference_baselines`)."""
+    ctx = _Context(norm, rows, config, baselines)
     return [check(ctx) for check in CHECKS]
 
 

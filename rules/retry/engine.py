@@ -38,9 +38,11 @@ PART_ROWS = 50_000
 """Rows explained at once by `judge_parts`."""
 
 
-def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
-    """One verdict row per event (output-schema columns), in time order."""
-    f, order = decided(events, catalog, config)
+def judge(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, baselines: dict | None = None) -> pd.DataFrame:
+    """One verdict row per event (output-schema columns), in time order; `baselines` (surface →
+    `Baseline`): those of a wider scope than these events (a day judged a part at a time), else
+    worked out from them."""
+    f, order = decided(events, catalog, config, baselines)
     return _explained(f.iloc[order], config)
 
 
@@ -65,10 +67,11 @@ def _explained_part(f: pd.DataFrame, positions: np.ndarray, config: RetryConfig)
     return _explained(f.iloc[positions], config, encoded=True)
 
 
-def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> tuple[pd.DataFrame, np.ndarray]:
+def decided(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig,
+            baselines: dict | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """Every event's features, verdict and what explaining it reads of the others (`explain_context`),
     in session order; and the positions that put them in output (time) order."""
-    f = features(events, catalog, config)
+    f = features(events, catalog, config, baselines)
     if f.empty:
         return f, np.arange(0)
     exact, reworded, hop = exact_retry(f), reworded_retry(f), surface_hop(f, config)
@@ -91,7 +94,7 @@ def _explained(f: pd.DataFrame, config: RetryConfig, encoded: bool = False) -> p
     return output_frame(f, OUTPUT_COLUMNS, evidence=cited, reason=reasons)
 
 
-def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -> pd.DataFrame:
+def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig, baselines: dict | None = None) -> pd.DataFrame:
     """Every event in session order with its baseline, best earlier matches and session facts."""
     f = taken(events, stable_order(events, ["session_id", "sent_at_ns", "event_id"]))
     if f.empty:
@@ -107,7 +110,8 @@ def features(events: pd.DataFrame, catalog: pd.DataFrame, config: RetryConfig) -
 
     defaults = {k: (None if pd.isna(v) else v) for k, v in catalog_rows["default_baseline"].items()} \
         if "default_baseline" in catalog_rows else {}
-    baselines = surface_baselines(f["surface_key"].to_numpy(), session, set_of, ws, defaults, config.fallback_baseline)
+    if baselines is None:
+        baselines = surface_baselines(f["surface_key"].to_numpy(), session, set_of, ws, defaults, config.fallback_baseline)
     chosen = [baselines[s] for s in surface_keys.tolist()]  # per distinct surface, then spread to its rows
     f["baseline"] = pd.Series(_objects([b.value for b in chosen])[surface], dtype=object)
     f["baseline_source"] = _objects([b.source for b in chosen])[surface]

@@ -44,16 +44,32 @@ def _screen(raw: dict[str, pd.DataFrame], name: str) -> Screen:
 
 
 def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
-    cat_s = _screen(raw, "surface_catalog")
+    cat_s = screen_catalog(raw["surface_catalog"])
+    ev_s = screen_events(raw["interaction_events"], catalog_keys(cat_s), config)
+    norm = gathered({"interaction_events": ev_s, "surface_catalog": cat_s}, INPUT_DATASETS)
+    norm.tables["interaction_events"] = derive(norm.tables["interaction_events"], config)
+    return norm
+
+
+def screen_catalog(raw: pd.DataFrame) -> Screen:
+    cat_s = _screen({"surface_catalog": raw}, "surface_catalog")
     cat = cat_s.rows
     # Event keys are lower-cased; a catalog key that is not could never be matched.
     upper = cat["surface_key"].map(lambda k: k != k.lower())
     cat_s.reject(upper, KEY_NOT_LOWER, cat.loc[upper, "surface_key"].map(
         lambda k: f"surface_key '{k}' is not lower-case, so no event's surface_key_raw (trimmed, lower-cased) can match it"))
-    known = set(cat_s.rows["surface_key"])
-    rejected = set(cat_s.quarantine()["id"].dropna())
+    return cat_s
 
-    ev_s = _screen(raw, "interaction_events")
+
+def catalog_keys(cat_s: Screen) -> tuple[set, set]:
+    """(the valid surface keys, the ids of catalog rows quarantined): what the events' gates read."""
+    return set(cat_s.rows["surface_key"]), set(cat_s.quarantine()["id"].dropna())
+
+
+def screen_events(raw: pd.DataFrame, keys: tuple[set, set], config: RetryConfig) -> Screen:
+    """Events through their gates, against the catalog's keys (`catalog_keys`)."""
+    known, rejected = keys
+    ev_s = _screen({"interaction_events": raw}, "interaction_events")
     ev = ev_s.rows
     ev["session_id"] = trim_column(ev["session_id"])
     blank = ev["session_id"].eq("")
@@ -74,10 +90,7 @@ def normalise(raw: dict[str, pd.DataFrame], config: RetryConfig) -> Normalised:
     no_words = each_value(lambda t: not text.normalised(t).split(), ev["input_text"]).astype(bool)
     ev_s.reject(no_words, NO_WORDS, ev.loc[no_words, "input_text"].map(
         lambda t: f"input_text '{t}' has no words once punctuation and symbols are removed"))
-
-    norm = gathered({"interaction_events": ev_s, "surface_catalog": cat_s}, INPUT_DATASETS)
-    norm.tables["interaction_events"] = derive(norm.tables["interaction_events"], config)
-    return norm
+    return ev_s
 
 
 def surface_key(raw: object) -> str:

@@ -81,16 +81,21 @@ def overlap(a: frozenset, b: frozenset) -> Fraction:
     return _fraction(len(a & b), len(a | b))
 
 
-def expected_verdicts(norm: Normalised, config: RetryConfig) -> dict[str, Expected]:
+def expected_verdicts(norm: Normalised, config: RetryConfig,
+                      baselines: dict[str, tuple[Fraction, str]] | None = None) -> dict[str, Expected]:
+    """Every event's verdict; `baselines` (surface → (value, source)): the baselines of a wider scope
+    than these events (a day judged a part at a time: `reference_baselines`), else worked out here."""
     catalog = {trim(c["surface_key"]): c for c in frame_records(norm.tables["surface_catalog"])}
     events = []
     for e in frame_records(norm.tables["interaction_events"]):
         text = normal_text(e["input_text"])
         events.append({
-            "id": e["event_id"], "session": e["session_id"], "surface": trim(e["surface_key_raw"]).lower(),
+            "id": e["event_id"], "session": e["session_id"], "surface": surface_of(e["surface_key_raw"]),
             "ns": int(e["sent_at_ns"]), "words": frozenset(text.split()), "squashed": "".join(text.split()),
         })
-    baselines = {s: _baseline(evs, catalog.get(s), config) for s, evs in _by(events, "surface").items()}
+    if baselines is None:
+        baselines = {s: _baseline([e["session"] for e in evs], [e["words"] for e in evs], catalog.get(s), config)
+                     for s, evs in _by(events, "surface").items()}
 
     out: dict[str, Expected] = {}
     for session, evs in _by(events, "session").items():
@@ -127,11 +132,20 @@ def _by(events: list[dict], key: str) -> dict[str, list[dict]]:
     return groups
 
 
-def _baseline(evs: list[dict], catalog_row: dict | None, config: RetryConfig) -> tuple[Fraction, str]:
+def surface_of(raw: str) -> str:
+    return trim(raw).lower()
+
+
+def words_of(text: str) -> frozenset:
+    return frozenset(normal_text(text).split())
+
+
+def _baseline(sessions: list, words: list[frozenset], catalog_row: dict | None, config: RetryConfig) -> tuple[Fraction, str]:
+    """A surface's baseline from its events' sessions and word sets (in any order)."""
     sizes = defaultdict(int)
-    for e in evs:
-        sizes[e["session"]] += 1
-    n = len(evs)
+    for session in sessions:
+        sizes[session] += 1
+    n = len(sessions)
     pairs = n * (n - 1) // 2 - sum(k * (k - 1) // 2 for k in sizes.values())
     if pairs == 0:
         default = None if catalog_row is None else catalog_row.get("default_baseline")
@@ -139,15 +153,23 @@ def _baseline(evs: list[dict], catalog_row: dict | None, config: RetryConfig) ->
             return Fraction(str(config.baseline_without_pairs)), "fallback"
         return Fraction(str(default)), "default"
     if pairs <= config.reference_pair_limit:
-        values = [overlap(a["words"], b["words"]) for i, a in enumerate(evs) for b in evs[i + 1:] if a["session"] != b["session"]]
+        values = [overlap(words[i], words[j]) for i in range(n) for j in range(i + 1, n) if sessions[i] != sessions[j]]
         return statistics.median(values), "pairs"
-    return _counted_median(evs), "pairs"
+    return _counted_median(sessions, words), "pairs"
 
 
-def _counted_median(evs: list[dict]) -> Fraction:
+def _counted_median(sessions: list, words: list[frozenset]) -> Fraction:
     from rules.retry.baseline import as_overlaps, cross_session_pairs, median
     from rules.retry.wordsets import index_word_sets
 
-    ids, ws = index_word_sets(e["words"] for e in evs)
-    _, sessions = np.unique(np.array([e["session"] for e in evs], dtype=object), return_inverse=True)
-    return median(as_overlaps(cross_session_pairs(ids, sessions.astype(np.int64).ravel(), ws)))
+    ids, ws = index_word_sets(words)
+    _, codes = np.unique(np.array(sessions, dtype=object), return_inverse=True)
+    return median(as_overlaps(cross_session_pairs(ids, codes.astype(np.int64).ravel(), ws)))
+
+
+def reference_baselines(sessions: dict[str, list], words: dict[str, list[frozenset]], catalog,
+                        config: RetryConfig) -> dict[str, tuple[Fraction, str]]:
+    """Every surface's baseline from its events' sessions and word sets (`words_of`) gathered over a
+    day read a part at a time: what `expected_verdicts` works out over one table of that day."""
+    rows = {trim(c["surface_key"]): c for c in frame_records(catalog)}
+    return {s: _baseline(sessions[s], words[s], rows.get(s), config) for s in sessions}

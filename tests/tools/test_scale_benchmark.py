@@ -40,7 +40,9 @@ def test_the_nightly_figure_of_a_handoff_day_includes_the_run_that_judges_it(tmp
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["ok"] is True
-    assert figures["steps"] == 10 + 2  # the nightly job's steps, then handoff's verdicts and report
+    # the nightly job's steps (per domain: the day's tables; judging, the checks; the report, but handoff's),
+    # then handoff's judging, checks and report
+    assert figures["steps"] == 4 + 3 * 2 + 3 + 3
     from sqlalchemy import create_engine, text
 
     with create_engine(f"sqlite:///{tmp_path}/warehouse.sqlite").connect() as conn:
