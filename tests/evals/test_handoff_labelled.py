@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from evals.generate import handoff_labelled as L
+from evals.generate import handoff_labelled as L, handoff_talk as T
 from evals.handoff import load_golden
 from rules.handoff import verdicts as V
 
@@ -18,7 +18,7 @@ HAND_DISAGREEMENTS = {"R-55216", "R-55232"}
 
 
 @pytest.fixture(scope="module")
-def rooms() -> list[L.Room]:
+def rooms() -> list[T.Room]:
     return L.build()
 
 
@@ -28,15 +28,15 @@ def test_the_committed_sample_is_what_the_generator_writes():
 
 def test_check_fails_and_writing_repairs_a_hand_edited_copy(tmp_path, capsys):
     folder = tmp_path / "handoff"
-    shutil.copytree(L.SAMPLE, folder)
+    shutil.copytree(T.SAMPLE, folder)
     path = folder / "golden.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
-    lines[-1] = lines[-1].replace(L.LABELLED_BY, "someone else")
+    lines[-1] = lines[-1].replace(T.LABELLED_BY, "someone else")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert L.main(["--check", "--folder", str(folder)]) == 1
     assert "golden.jsonl differs" in capsys.readouterr().err
     assert L.main(["--folder", str(folder)]) == 0
-    assert path.read_bytes() == (L.SAMPLE / "golden.jsonl").read_bytes()
+    assert path.read_bytes() == (T.SAMPLE / "golden.jsonl").read_bytes()
 
 
 def test_the_same_seed_builds_the_same_rooms_and_another_seed_does_not(rooms):
@@ -44,19 +44,19 @@ def test_the_same_seed_builds_the_same_rooms_and_another_seed_does_not(rooms):
     assert [r.expected() for r in again] == [r.expected() for r in rooms]
     assert [[m.text for m in r.msgs] for r in again] == [[m.text for m in r.msgs] for r in rooms]
     other = L.build("handoff-labelled:2")   # still 165 rooms, but other conversations
-    assert len(other) == L.ROOMS
+    assert len(other) == T.ROOMS
     assert [[m.written for m in r.msgs] for r in other] != [[m.written for m in r.msgs] for r in rooms]
 
 
 def test_the_sample_holds_200_labels_and_six_deliberate_disagreements(rooms):
-    golden = load_golden(L.SAMPLE / "golden.jsonl")
+    golden = load_golden(T.SAMPLE / "golden.jsonl")
     ids = [g["room_id"] for g in golden]
     assert len(golden) == 200 and len(set(ids)) == 200
-    room_ids = {json.loads(t)["room_id"] for t in (L.SAMPLE / "rooms.jsonl").read_text(encoding="utf-8").splitlines()
+    room_ids = {json.loads(t)["room_id"] for t in (T.SAMPLE / "rooms.jsonl").read_text(encoding="utf-8").splitlines()
                 if t.strip().endswith("}")}
     assert set(ids) <= room_ids | {"R-55250"}   # R-55250 has messages but no rooms row (held)
-    generated = {g["room_id"]: g for g in golden if g["room_id"].startswith(L.ROOM_PREFIX)}
-    assert len(generated) == L.ROOMS
+    generated = {g["room_id"]: g for g in golden if g["room_id"].startswith(T.ROOM_PREFIX)}
+    assert len(generated) == T.ROOMS
     differ = {r.room_id for r in rooms if r.golden()["verdict"] != (r.expected()["verdict"] or V.NOT_LISTED)}
     assert len(differ) == 4
     assert all(generated[i]["note"] for i in differ)
@@ -67,7 +67,7 @@ def test_the_sample_holds_200_labels_and_six_deliberate_disagreements(rooms):
 def test_agreement_over_the_whole_sample_is_194_of_200_with_one_held(tmp_path):
     from evals.runner import run_eval
 
-    summary = run_eval(["handoff"], L.SAMPLE, None, tmp_path)
+    summary = run_eval(["handoff"], T.SAMPLE, None, tmp_path)
     d = summary["domains"]["handoff"]
     agreement = next(m for m in d["metrics"] if m["name"] == "판정 일치")
     assert d["golden_size"] == 200
@@ -80,9 +80,9 @@ def test_agreement_over_the_whole_sample_is_194_of_200_with_one_held(tmp_path):
 
 def test_every_hard_case_the_module_names_is_in_the_set(rooms):
     requests = Counter(m.text for r in rooms for m in r.msgs if m.request)
-    assert all(requests[text] for text, _ in L.REQUESTS)
+    assert all(requests[text] for text, _ in T.REQUESTS)
     cites = {m.cited for r in rooms for m in r.msgs if m.uncited}
-    assert set(L.UNCITED_CITES) <= cites
+    assert set(T.UNCITED_CITES) <= cites
     expected = [r.expected() for r in rooms]
     hours = Counter(e["reentry_hours"] for e in expected if e["reentry_hours"] is not None)
     assert hours[24] >= 3 and hours[24.01] >= 2   # 24 h, 24 h 17 s → 24.00; 24 h 18 s, 24 h 30 s → 24.01
@@ -90,6 +90,6 @@ def test_every_hard_case_the_module_names_is_in_the_set(rooms):
     assert (5.02, 5, V.LISTED) in waits and any(w == m for w, m, _ in waits)   # one second over; exactly on the limit
     assert any(e["handoff_at"] and e["handoff_at"].endswith("Z") for e in expected)
     assert any(r.closed_by != r.closed_by.strip() for r in rooms)
-    assert any(r.closed_at.date() > r.opened_at.date() and r.expected()["opened_day"] == L.DAY for r in rooms)
+    assert any(r.closed_at.date() > r.opened_at.date() and r.expected()["opened_day"] == T.DAY for r in rooms)
     assert {e["status"] for e in expected} == {V.LISTED, V.UNLISTED, V.OUT_OF_SCOPE}
     assert {e["verdict"] for e in expected if e["verdict"]} == set(V.RULE_ORDER)
