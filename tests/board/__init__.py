@@ -37,8 +37,6 @@ def available(name: str) -> bool:
 @lru_cache(maxsize=None)
 def sample_parts(name: str, golden: bool = False):
     """(Domain, judged rows, report, extras) for the domain's sample folder, as `board_from_dir` builds them."""
-    from evals.board import board_spec
-
     domain = domains.get(name)
     folder = SEEDS / name
     judged = domain.judge_dir(folder)
@@ -46,15 +44,20 @@ def sample_parts(name: str, golden: bool = False):
     labels = domain.load_golden(folder / "golden.jsonl") if golden else None
     report = domain.report(judged.rows, labels, checks, gated.quarantine, gated.reconciliation, scope=f"{name} · sample data",
                            judged=gated.normalised)
-    extra = board_spec(name).gather(domain, folder, judged)
+    extra = domain.board().gather(domain, folder, judged)
     return domain, judged.rows, report, extra
+
+
+def board_spec(name: str):
+    """The domain's board layout."""
+    return domains.get(name).board()
 
 
 def sample_board(name: str, golden: bool = False, **changes):
     from evals.board import Board
 
     _, rows, report, extra = sample_parts(name, golden)
-    return Board(name, copy.deepcopy(rows), report, sample=True, **{**extra, **changes})
+    return Board(name, copy.deepcopy(rows), report, board_spec(name), sample=True, **{**extra, **changes})
 
 
 def with_payloads(rows: list[dict], spec) -> list[dict]:

@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from evals import board as B
-from evals.board import board_from_dir, board_spec, markdown_html, render_board
+from evals.board import board_from_dir, markdown_html, render_board
 from evals.markdown import md_table
 from evals import domains
 from rules.common.checks import CheckResult
-from tests.board import KNOWN, PAYLOADS, SEEDS, Page, available, sample_board, sample_parts, with_payloads
+from tests.board import KNOWN, PAYLOADS, SEEDS, Page, available, board_spec, sample_board, sample_parts, with_payloads
 
 
 def domain_param(name: str):

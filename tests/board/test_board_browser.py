@@ -22,9 +22,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from evals.board import board_spec, render_board
+from evals.board import render_board
 from evals import domains
-from tests.board import KNOWN, PAYLOADS, SEEDS, available, sample_board, sample_parts as sample_parts_for_report, with_payloads
+from tests.board import KNOWN, PAYLOADS, SEEDS, available, board_spec, sample_board, sample_parts as sample_parts_for_report, with_payloads
 
 SCREENS = Path(os.environ.get("VERDICTS_BOARD_SCREENS", "/tmp/board_screens"))
 """A copy of every screenshot lands here too, for a person to look at."""

@@ -9,7 +9,7 @@ import html
 from evals.board import Board, render_board
 from evals.fidelity import basis_of
 from evals.next_steps import next_steps
-from tests.board import sample_board, sample_parts
+from tests.board import board_spec, sample_board, sample_parts
 
 
 def test_handoff_held_rooms_are_a_column_beside_the_verdicts():
@@ -39,7 +39,7 @@ def test_retry_evidence_has_the_reason_column():
 
 def test_a_day_with_nothing_judged_says_so():
     board = sample_board("live_pick")
-    empty = Board("live_pick", [], copy.copy(board.report))
+    empty = Board("live_pick", [], copy.copy(board.report), board_spec("live_pick"))
     empty.report.verdict_counts = {k: 0 for k in empty.report.verdict_counts}
     page = render_board(empty)
     assert "이 범위에는 판정한 항목이 없습니다" in page and "(검사할 판정 없음)" in page
@@ -65,7 +65,7 @@ def test_the_aggregates_are_labelled_with_the_days_they_cover():
     rows, day = make_report("handoff", day="2026-10-01")
     md, _, _ = forms(day)
     assert "## 하루 집계 · 2026-10-01" in md and "| 그날 열린 대화 |" in md
-    assert "<h2>하루 집계 · 2026-10-01</h2>" in render_board(Board("handoff", rows, day))
+    assert "<h2>하루 집계 · 2026-10-01</h2>" in render_board(Board("handoff", rows, day, board_spec("handoff")))
     rows, whole = make_report("handoff")
     md, _, _ = forms(whole)
     assert "## 집계 · 5일 (2026-09-30 ~ 2026-10-05)" in md and "하루 집계" not in md and "| 범위 안에 열린 대화 |" in md

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from evals import domains
 from evals.board import Board, render_board
 from tests.evals.reports import forms, html_text, make_report, md_section
 
@@ -60,5 +61,5 @@ def test_a_line_wrong_on_two_metrics_is_one_case_and_the_board_counts_it_once():
     _, _, data = forms(report)
     assert [w["id"] for w in data["wrong_cases"]] == ["MSG-20260908-2401", "MSG-20260908-2405"]
     assert all(w["metrics"] == ["판정 일치", "답변 선택 일치"] for w in data["wrong_cases"])
-    page = render_board(Board("live_pick", rows, report))
+    page = render_board(Board("live_pick", rows, report, domains.get("live_pick").board()))
     assert "틀린 사례 2건" in page and "틀린 사례 4건" not in page
