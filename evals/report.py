@@ -17,7 +17,7 @@ import pandas as pd
 from evals.check_titles import in_korean
 from evals.stats import Ratio, cohens_kappa, confusion_matrix, label_order, per_label_precision_recall
 from rules.common.checks import CheckResult
-from rules.common.gates import empty_references
+from rules.common.reconcile import empty_references
 
 MET = "기준 충족"
 NOT_MET = "기준 미달"

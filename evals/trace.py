@@ -14,7 +14,7 @@ from typing import Callable
 
 import pandas as pd
 
-from rules.common.gates import trim
+from rules.common.cells import trim
 
 @dataclass
 class CitedRow:

@@ -10,7 +10,6 @@ carry the seed's checks, the output schema and the re-computation.
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,7 +23,6 @@ from dagster import (
     AssetSpec,
     AssetsDefinition,
     AutomationCondition,
-    DailyPartitionsDefinition,
     MaterializeResult,
     MetadataValue,
     asset,
@@ -32,7 +30,7 @@ from dagster import (
 )
 
 from evals.markdown import md_table
-from assets.common.partitions import DAILY
+from assets.common.partitions import DAILY, judged_partitions
 from assets.common.ingest import ingest
 from assets.resources.reports import ReportsResource
 from rules.common.environment import SAMPLE_DIR
@@ -42,7 +40,8 @@ from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
 from rules.common.units import DayParts
-from rules.common.gates import Normalised, empty_reference_warning, empty_references, reconcile_counts
+from rules.common.normalised import Normalised
+from rules.common.reconcile import empty_reference_warning, empty_references, reconcile_counts
 from schemas import is_reference
 
 
@@ -68,14 +67,6 @@ class DayWindow:
     keep: Callable[[dict, Any], dict] = field(default=lambda tables, config: {})
     automation_condition: AutomationCondition | None = None
     """When to judge a day on its own (e.g. once its look-ahead partition lands)."""
-
-
-@lru_cache(maxsize=None)
-def judged_partitions(after: int) -> DailyPartitionsDefinition:
-    """Daily partitions ending `after` days before the raw ones: the days whose look-ahead is complete."""
-    return DailyPartitionsDefinition(
-        start_date=DAILY.start.strftime("%Y-%m-%d"), timezone=DAILY.timezone, end_offset=DAILY.end_offset - after
-    )
 
 
 @dataclass

@@ -24,7 +24,8 @@ from assets.common import suite_worker
 from assets.common.quality import Outcome, quarantine_failures
 from assets.resources.raw_files import RawFilesResource
 from assets.resources.warehouse import BUCKET_COLUMN, PartitionWrites, WarehouseResource
-from rules.common.gates import QUARANTINE_COLUMNS, empty_quarantine, ids_seen_before
+from rules.common.gates import ids_seen_before
+from rules.common.reconcile import QUARANTINE_COLUMNS, empty_quarantine
 from schemas import column_kinds
 
 RAW_KINDS = {"line": "integer", "file": "text", "text": "text", "dataset": "text", "not_utf8": "text"}

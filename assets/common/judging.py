@@ -43,14 +43,14 @@ from dagster import (
 )
 
 from assets.common.day_plan import DayPlan, Part, PartReader, plan_day
-from assets.common.partitions import DAILY
+from assets.common.partitions import DAILY, judged_partitions
 from assets.resources.step_values import step_values
 from assets.resources.warehouse import BUCKET_COLUMN, WarehouseResource
 from evals.markdown import md_table
 from rules.common.check_parts import merged
 from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from schemas import column_kinds
 
 STEPS_ENV = "VERDICTS_CHECK_STEPS"
@@ -152,8 +152,6 @@ def c_restore_whole(c, whole: dict, config) -> dict:
 
 def verdicts_asset(c):
     """The verdicts asset of a domain's chain (see the module's docstring)."""
-    from assets.common.chain import judged_partitions
-
     w = c.window
     key = c.key("verdicts")
     check_titles = [*c.check_titles, WINDOW_CHECK] if w else c.check_titles

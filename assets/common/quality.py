@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rules.common.gates import QUARANTINE_COLUMNS
+from rules.common.reconcile import QUARANTINE_COLUMNS
 
 _CONTEXT = None
 

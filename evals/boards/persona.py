@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rules.common.gates import trim
+from rules.common.cells import trim
 from pathlib import Path
 
 from evals.board import Board, BoardSpec, e

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.spec import DomainSpec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 from orchestration.live import sheets, store
 from rules.common import timestamps
-from rules.common.gates import empty_quarantine
+from rules.common.reconcile import empty_quarantine
 from rules.common.jsonl import dataset_path, read_raw
 from rules.live_pick import verdicts as V
 from rules.live_pick.checks import run_checks

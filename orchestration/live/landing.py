@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from orchestration.live.store import landing, quarantine
 from rules.common import timestamps
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.bounded_json import parse_object
 
 

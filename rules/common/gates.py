@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from typing import Callable, Iterator
@@ -22,10 +21,11 @@ from rules.common import timestamps
 from rules.common.arrow_json import ColumnReader
 from rules.common.distinct import each_value
 from rules.common.shared_values import SharedValues
-from schemas import RowChecker, is_reference
+from schemas import RowChecker
+from rules.common.cells import _ROW_BY_ROW, _untrimmed, int_or_none, trim, trim_column
+from rules.common.reconcile import QUARANTINE_COLUMNS, empty_quarantine
 from rules.common.bounded_json import INTEGER_RANGE, INVALID_JSON, LONE_SURROGATE, NON_FINITE, NOT_UTF8, TOO_DEEP, encodable, lenient_get, read_object, read_objects, utf8_lines
 
-QUARANTINE_COLUMNS = ["dataset", "file", "line", "id", "reason_code", "reason", "raw"]
 
 # Reason codes shared by every domain; domains add their own. The line-level ones
 # (INVALID_JSON, NOT_UTF8, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE, TOO_DEEP) come from `jsonl`.
@@ -37,23 +37,12 @@ TIMESTAMP_RANGE = timestamps.OUT_OF_RANGE
 LINE_CODES = (NOT_UTF8, INVALID_JSON, TOO_DEEP, NON_FINITE, INTEGER_RANGE, LONE_SURROGATE)
 
 
-_PADDING_RANGES = (
-    (0x9, 0xd), (0x1c, 0x20), (0x85, 0x85), (0xa0, 0xa0), (0xad, 0xad), (0x600, 0x605),
-    (0x61c, 0x61c), (0x6dd, 0x6dd), (0x70f, 0x70f), (0x890, 0x891), (0x8e2, 0x8e2), (0x1680, 0x1680),
-    (0x180e, 0x180e), (0x2000, 0x200f), (0x2028, 0x202f), (0x205f, 0x2064), (0x2066, 0x206f), (0x3000, 0x3000),
-    (0xfeff, 0xfeff), (0xfff9, 0xfffb), (0x110bd, 0x110bd), (0x110cd, 0x110cd), (0x13430, 0x13438), (0x1bca0, 0x1bca3),
-    (0x1d173, 0x1d17a), (0xe0001, 0xe0001), (0xe0020, 0xe007f),
-)
-"""Code point ranges of Unicode whitespace and format characters (zero-width space and joiners,
-BOM, bidi marks, tags), Unicode 14.0.0; a test re-derives them from `unicodedata`."""
-PADDING = "".join(chr(c) for a, b in _PADDING_RANGES for c in range(a, b + 1))
 
 
 CHUNK_ROWS = 50_000
 """Lines screened at once by `Screen.in_chunks`: big enough that per-call costs vanish, small enough
 that a million lines never hold a million parsed objects."""
 
-_ROW_BY_ROW: ContextVar[bool] = ContextVar("row_by_row", default=False)
 _SEEN_IDS: ContextVar[dict[str, dict] | None] = ContextVar("seen_ids", default=None)
 
 
@@ -69,37 +58,8 @@ def ids_seen_before(seen: dict[str, dict]) -> Iterator[None]:
         _SEEN_IDS.reset(token)
 
 
-@contextmanager
-def row_by_row() -> Iterator[None]:
-    """Screens made inside run every gate line by line, the reference the column-wise gates match."""
-    token = _ROW_BY_ROW.set(True)
-    try:
-        yield
-    finally:
-        _ROW_BY_ROW.reset(token)
 
 
-# The ASCII members of PADDING are exactly what `str.strip()` strips (a test holds them equal), while
-# `strip(PADDING)` reads PADDING's 360 characters on every call: an ASCII value, as most ids and codes
-# are, takes the plain strip, five times faster over a column.
-def trim(value: object) -> object:
-    """Trim Unicode whitespace and format characters from both ends (ids and codes compare after
-    this, case-sensitively): "CH-001\u200b" and "\ufeffCH-001" are the id "CH-001"."""
-    if not isinstance(value, str):
-        return value
-    return value.strip() if value.isascii() else value.strip(PADDING)
-
-
-def _untrimmed(value: object) -> bool:
-    return isinstance(value, str) and trim(value) != value
-
-
-def trim_column(values: pd.Series) -> pd.Series:
-    """`trim` over a whole column in one list pass (no call per cell); `row_by_row` maps `trim`."""
-    if _ROW_BY_ROW.get():
-        return values.map(trim)
-    out = [(v.strip() if v.isascii() else v.strip(PADDING)) if isinstance(v, str) else v for v in values.tolist()]
-    return pd.Series(out, index=values.index, dtype=values.dtype if values.dtype == object else None, name=values.name)
 
 
 class Screen:
@@ -480,16 +440,6 @@ def _quoted(value: object) -> str:
     return f"'{value}'" if isinstance(value, str) else "missing" if value is None else repr(value)
 
 
-def int_or_none(series: pd.Series) -> pd.Series:
-    """Python ints with None for missing values (pandas would turn the mix into floats). A column
-    already of ints and None (as Arrow's reader gives it) is taken as it is, the types found in C."""
-    values = series.to_numpy(dtype=object)
-    if set(map(type, values)) <= _INT_OR_NONE:
-        return pd.Series(values.copy() if series.dtype == object else values, index=series.index, dtype=object)
-    return pd.Series([None if v is None or v is pd.NA or v != v else int(v) for v in values], index=series.index, dtype=object)
-
-
-_INT_OR_NONE = frozenset({int, type(None)})
 
 
 def screen(
@@ -527,60 +477,3 @@ def _id_of(field: str):
         return None
 
     return get
-
-
-def empty_quarantine() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="int64" if c == "line" else object) for c in QUARANTINE_COLUMNS})
-
-
-def reconcile(raw_counts: dict[str, int], normalised: dict[str, pd.DataFrame], quarantine: pd.DataFrame) -> dict:
-    """Per dataset: raw, normalised, quarantined and whether they add up."""
-    q = quarantine["dataset"].value_counts().to_dict() if not quarantine.empty else {}
-    return reconcile_counts(raw_counts, {name: len(normalised.get(name, ())) for name in raw_counts}, q)
-
-
-def reconcile_counts(raw_counts: dict[str, int], normalised: dict[str, int], quarantined: dict[str, int]) -> dict:
-    """`reconcile` from counts alone (a stored day's, counted by the database)."""
-    out = {}
-    for name, raw in raw_counts.items():
-        n, k = int(normalised.get(name, 0)), int(quarantined.get(name, 0))
-        out[name] = {"raw": int(raw), "normalised": n, "quarantined": k, "reconciles": raw == n + k}
-    return out
-
-
-def empty_references(domain: str, reconciliation: dict) -> list[str]:
-    """The reference datasets (see `schemas.is_reference`) left with no valid row, in input order."""
-    return [name for name, r in reconciliation.items() if is_reference(domain, name) and r["normalised"] == 0]
-
-
-def empty_reference_warning(name: str, counts: dict) -> str:
-    """One sentence for people: which reference table is empty, and what that does to the verdicts."""
-    return (f"{name} has no valid rows ({counts['raw']} raw, {counts['quarantined']} quarantined): "
-            f"every look-up in it finds nothing, so verdicts that depend on it are not meaningful")
-
-
-@dataclass
-class Normalised:
-    """A domain's gated input: normalised tables, the quarantine, and raw counts per dataset."""
-
-    tables: dict[str, pd.DataFrame]
-    quarantine: pd.DataFrame
-    raw_counts: dict[str, int] = field(default_factory=dict)
-
-    def reconciliation(self) -> dict:
-        return reconcile(self.raw_counts, self.tables, self.quarantine)
-
-
-def gathered(
-    screens: dict[str, Screen],
-    datasets: tuple[str, ...],
-    kind: type[Normalised] = Normalised,
-    accepted: Callable[[Screen], pd.DataFrame] = Screen.accepted,
-) -> Normalised:
-    """A domain's gated input from its screens: tables and counts per dataset, quarantines in screening order."""
-    quarantine = pd.concat([s.quarantine() for s in screens.values()], ignore_index=True)
-    return kind(
-        tables={name: accepted(screens[name]) for name in datasets},
-        quarantine=quarantine if not quarantine.empty else empty_quarantine(),
-        raw_counts={name: screens[name].raw_count for name in datasets},
-    )

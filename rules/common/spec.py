@@ -19,7 +19,7 @@ import pandas as pd
 
 from rules.common.collector import cycle_collection_paused
 from rules.common.frames import taken
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 
 Loader = Callable[["DomainSpec", Path, "str | None"], tuple[Normalised, Normalised, Any]]
 """(spec, input_dir, day) → (the gated input, what the rules judge and check, config)."""

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import pandas as pd
 
-from rules.common.gates import Normalised, gathered
+from rules.common.normalised import Normalised, gathered
 
 BUCKETS = 4096
 PART_ROWS = 50_000

@@ -16,7 +16,7 @@ import pandas as pd
 from rules.common.checks import (CheckResult, column_problem, dataset_columns, enum_findings, evidence_findings,
                                  filled_findings, first_difference, hashable, is_int, polite_findings, recompute_findings,
                                  row_findings, same_json, schema_result)
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.verdict_rows import VerdictRows
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.common.gates import gathered
+from rules.common.normalised import gathered
 from rules.common.units import DayParts, buckets_of, one_dataset
 from rules.handoff.normalise import accepted, screen_messages, screen_phrases, screen_rooms, _screen
 from rules.handoff.view import room_in_raw

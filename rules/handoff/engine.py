@@ -24,7 +24,7 @@ from rules.common.evidence import plain_columns, rows_of
 from rules.common.frames import taken
 from rules.common.nullable import missing_int64
 from rules.common.lookup import add_looked_up
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.ordering import runs_start, stable_order, stable_order_and_keys
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig

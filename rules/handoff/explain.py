@@ -20,7 +20,7 @@ import pandas as pd
 
 from rules.common import evidence
 from rules.common.explain import per_verdict
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.korean import inline, josa
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig

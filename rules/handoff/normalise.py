@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import gates, jsonl, storage, timestamps
+from rules.common import gates, jsonl, normalised, storage, timestamps
 from rules.common.distinct import each_value
 from rules.common.evidence import cells
-from rules.common.gates import Screen, gathered, int_or_none, trim, trim_column
+from rules.common.cells import int_or_none, trim, trim_column
+from rules.common.gates import Screen
+from rules.common.normalised import gathered
 from rules.handoff.config import HandoffConfig
 from rules.handoff.phrases import fold
 from schemas import columns, row_checker
@@ -35,7 +37,7 @@ INTEGER_COLUMNS = {"handoff_phrases": ("first_reply_min",)}
 CODE_COLUMNS = {"chat_messages": ("sender",), "rooms": ("closed_by",)}
 
 
-class Normalised(gates.Normalised):
+class Normalised(normalised.Normalised):
     """The four handoff tables, by name."""
 
     @property

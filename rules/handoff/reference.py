@@ -18,7 +18,7 @@ import pandas as pd
 
 from rules.common import timestamps
 from rules.common.evidence import record_columns, rows_of
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.handoff import verdicts as V
 from rules.handoff.config import HandoffConfig
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from rules.common.jsonl import DatasetError
 from rules.common.spec import from_layout
 from rules.handoff.day_parts import DAY_PARTS

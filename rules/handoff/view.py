@@ -25,7 +25,9 @@ from rules.common import timestamps
 from rules.common.days import line_days
 from rules.common.distinct import exact_duplicated, exact_factorize
 from rules.common.frames import taken
-from rules.common.gates import DUPLICATE_ID, Normalised, trim
+from rules.common.cells import trim
+from rules.common.gates import DUPLICATE_ID
+from rules.common.normalised import Normalised
 from rules.common.bounded_json import encodable
 from rules.handoff.config import HandoffConfig
 from rules.handoff.normalise import EMPTY_ROOM_ID, TIME_FIELDS, normalise

@@ -14,7 +14,6 @@ kiwi), re-runs it on the body; an `openai` answer cannot be re-computed offline.
 from __future__ import annotations
 
 import operator
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -24,7 +23,7 @@ from rules.common.checks import (CheckResult, column_problem, dataset_columns, e
                                  row_findings, same_json, schema_result)
 from rules.common.check_parts import Repeats
 from rules.common.evidence import frame_records
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from rules.common.verdict_rows import VerdictRows
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
@@ -460,55 +459,3 @@ def _agg_problem(ctx, msg_id, exp, d, field, agg, value) -> str | None:
             return None
         return f"{value!r} is not among the tags the tagger answered ({answered!r})"
     return f"agg {agg!r} on {d}.{field} cannot be re-computed"
-
-
-# -- vetting a model-written summary with the same checks ----------------------------------
-
-WRONG_VERDICT, MISSING_COLUMN, CHANGED_VALUE, IMPOLITE = "wrong_verdict", "missing_column", "changed_value", "impolite"
-MISSING_NUMBER, CHANGED_NUMBER = "missing_number", "changed_number"
-
-
-def summary_checker(norm: Normalised, rows: list[dict], config: LivePickConfig):
-    """A function (row, model answer) → None when the model's summary may replace the row's
-    template sentence, else the reason code of the first check it fails (seed checks 1, 6, 7, 8,
-    and the numbers the template states)."""
-    from rules.common.korean import is_polite
-
-    ctx = _Context(norm, rows, config)
-    known = dataset_columns(DOMAIN, INPUT_DATASETS)
-
-    def problem(row: dict, answer: dict) -> str | None:
-        if answer.get("verdict") != row["verdict"]:
-            return WRONG_VERDICT
-        cited = answer.get("evidence")
-        for e in cited if isinstance(cited, list) else []:
-            if not isinstance(e, dict) or column_problem(known, hashable(e.get("dataset")), hashable(e.get("field"))):
-                return MISSING_COLUMN
-            if _evidence_problem(ctx, row["msg_id"], ctx.expected[row["msg_id"]], e):
-                return CHANGED_VALUE
-        summary = answer["summary"]
-        named = set(re.findall(r"[A-Za-z]+(?:_[A-Za-z]+)+", summary))  # column-like names in the sentence itself
-        if named - {c for cols in known.values() for c in cols}:
-            return MISSING_COLUMN
-        if not is_polite(summary):
-            return IMPOLITE
-        stated, template = numbers_in(summary), numbers_in(row["summary"])
-        evidence_numbers = {_number(e.get("value")) for e in row["evidence"]} - {None}
-        if not stated <= template | evidence_numbers:
-            return CHANGED_NUMBER
-        if not template <= stated:
-            return MISSING_NUMBER
-        return None
-
-    return problem
-
-
-def numbers_in(text: str) -> set[str]:
-    """The numbers a sentence states, thousands separators dropped ("5,000원" → "5000")."""
-    return {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
-
-
-def _number(v) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return str(int(v)) if float(v).is_integer() else str(v)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.common.gates import gathered
+from rules.common.normalised import gathered
 from rules.common.timestamps import NS_PER_SEC
 from rules.common.units import DayParts, buckets_of, one_dataset
 from rules.live_pick.checks import REPEATS

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rules.common import gates, jsonl, storage, timestamps
+from rules.common import jsonl, normalised, storage, timestamps
 from rules.common.evidence import cells
-from rules.common.gates import Screen, gathered, screen, trim, trim_column
+from rules.common.cells import trim, trim_column
+from rules.common.gates import Screen, screen
+from rules.common.normalised import gathered
 from rules.live_pick.config import LivePickConfig
 from schemas import columns, row_checker
 from schemas.live_pick import DOMAIN, INPUT_DATASETS
@@ -25,7 +27,7 @@ ID_FIELDS = {"live_chat": "msg_id", "character_sheet": "character_id", "viewer_r
 """The id column of each dataset: unique, trimmed."""
 
 
-class Normalised(gates.Normalised):
+class Normalised(normalised.Normalised):
     """The three live_pick tables, by name."""
 
     @property

@@ -15,7 +15,7 @@ from rules.common.timestamps import NS_PER_SEC, format_ns
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.sheets import VERSION, in_force_at
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 
 
 @dataclass

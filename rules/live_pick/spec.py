@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.common.gates import empty_quarantine
+from rules.common.reconcile import empty_quarantine
 from rules.common.spec import from_layout
 from rules.live_pick.day_parts import DAY_PARTS
 from rules.live_pick import engine, normalise, verdicts

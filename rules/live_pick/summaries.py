@@ -39,7 +39,7 @@ def write_summaries(verdicts: pd.DataFrame, norm, config, summaries="template") 
     source = writer(summaries) if isinstance(summaries, str) else summaries
     if source is None or verdicts.empty:
         return verdicts
-    from rules.live_pick.checks import summary_checker
+    from rules.live_pick.summary_vetting import summary_checker
     from rules.live_pick.engine import records
 
     rows = records(verdicts)

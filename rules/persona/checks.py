@@ -8,7 +8,8 @@ from rules.common.checks import (CheckResult, empty_reason, enum_findings, evide
                                  hashable, polite_findings, recompute_findings, row_findings, same_json, schema_result)
 from rules.common.check_parts import Repeats
 from rules.common.evidence import frame_records
-from rules.common.gates import Normalised, trim
+from rules.common.cells import trim
+from rules.common.normalised import Normalised
 from rules.common.verdict_rows import VerdictRows
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig

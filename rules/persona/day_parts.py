@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.common.gates import gathered
+from rules.common.normalised import gathered
 from rules.common.units import DayParts, buckets_of, one_dataset
 from rules.persona.checks import REPEATS
 from rules.persona.normalise import screen_profiles, screen_turns

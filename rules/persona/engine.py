@@ -11,7 +11,7 @@ from rules.common.distinct import is_text, per_distinct_text, select_labels
 from rules.common.frames import renumbered
 from rules.common.lookup import add_looked_up
 from rules.common.evidence import plain_columns, rows_of
-from rules.common.gates import int_or_none, trim, trim_column
+from rules.common.cells import int_or_none, trim, trim_column
 from rules.common.ordering import stable_order
 from rules.common.output import output_frame
 from rules.persona import verdicts as V

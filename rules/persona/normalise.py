@@ -12,7 +12,9 @@ import pandas as pd
 
 from rules.common import jsonl, storage, timestamps
 from rules.common.evidence import cells
-from rules.common.gates import DUPLICATE_ID, MISSING_ID, Normalised, gathered, int_or_none, screen, trim_column
+from rules.common.cells import int_or_none, trim_column
+from rules.common.gates import DUPLICATE_ID, MISSING_ID, screen
+from rules.common.normalised import Normalised, gathered
 from rules.persona.config import PersonaConfig
 from schemas import columns, row_checker
 from schemas.persona import DOMAIN, INPUT_DATASETS

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rules.common.evidence import frame_records
-from rules.common.gates import Normalised, trim
+from rules.common.cells import trim
+from rules.common.normalised import Normalised
 from rules.persona import verdicts as V
 from rules.persona.config import PersonaConfig
 

@@ -20,7 +20,8 @@ from rules.common.checks import (CheckResult, dataset_columns, enum_findings, ev
                                  first_difference, hashable, is_blank, polite_findings, recompute_findings, row_findings,
                                  same_json, schema_result)
 from rules.common.evidence import frame_records, plain
-from rules.common.gates import Normalised, trim
+from rules.common.cells import trim
+from rules.common.normalised import Normalised
 from rules.common.verdict_rows import VerdictRows
 from rules.retry import verdicts as V
 from rules.retry.config import RetryConfig

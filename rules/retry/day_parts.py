@@ -3,7 +3,7 @@ and the day's baseline per surface, which looks across sessions and is worked ou
 
 from __future__ import annotations
 
-from rules.common.gates import gathered
+from rules.common.normalised import gathered
 from rules.common.units import DayParts, buckets_of, one_dataset
 from rules.retry.day_baselines import DayBaselines
 from rules.retry.normalise import derive, screen_catalog, screen_events

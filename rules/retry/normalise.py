@@ -16,7 +16,9 @@ import pandas as pd
 from rules.common import jsonl, storage, timestamps
 from rules.common.distinct import each_value
 from rules.common.evidence import cells
-from rules.common.gates import Normalised, Screen, gathered, screen, trim, trim_column
+from rules.common.cells import trim, trim_column
+from rules.common.gates import Screen, screen
+from rules.common.normalised import Normalised, gathered
 from rules.retry import text
 from rules.retry.config import RetryConfig
 from schemas import columns, row_checker

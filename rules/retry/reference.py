@@ -20,7 +20,8 @@ from functools import lru_cache
 import numpy as np
 
 from rules.common.evidence import frame_records
-from rules.common.gates import Normalised, trim
+from rules.common.cells import trim
+from rules.common.normalised import Normalised
 from rules.retry import verdicts as V
 from rules.retry.config import RetryConfig
 

@@ -23,7 +23,7 @@ from dagster import (
 )
 
 from assets import handoff
-from assets.common.chain import judged_partitions
+from assets.common.partitions import judged_partitions
 from assets.common.partitions import DAILY
 from assets.resources.warehouse import WarehouseResource
 from rules.handoff import verdicts as V

@@ -14,7 +14,7 @@ from assets.common.ingest import RAW_KINDS
 from assets.resources.raw_files import RawFilesResource
 from assets.resources.warehouse import WarehouseResource
 from evals.check_titles import in_korean
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from schemas import column_kinds
 
 

@@ -50,7 +50,7 @@ def as_schema_sees(domain: str, dataset: str, row: dict) -> dict:
     """handoff trims its code columns before the schema (' ai ' meets the enum as 'ai')."""
     if domain != "handoff":
         return row
-    from rules.common.gates import trim
+    from rules.common.cells import trim
     from rules.handoff.normalise import CODE_COLUMNS
 
     return {**row, **{f: trim(row[f]) for f in CODE_COLUMNS.get(dataset, ()) if isinstance(row.get(f), str)}}

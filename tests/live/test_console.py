@@ -187,6 +187,8 @@ def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
                                          method="POST", headers={"content-type": "application/json"})
             out = await asyncio.to_thread(lambda: json.loads(urllib.request.urlopen(req).read()))
             pushed = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            while pushed["type"] in ("tick", "chat"):  # what every console is sent every few seconds
+                pushed = json.loads(await asyncio.wait_for(ws.recv(), 10))
             return out, pushed
 
     out, pushed = asyncio.run(pick_and_watch())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from rules.common import days, gates
+from rules.common import cells, days, gates
 from rules.common.arrow_json import ColumnReader, field_texts
 from rules.common.bounded_json import encodable, read_objects
 from rules.common.jsonl import utf8_frame
@@ -212,7 +212,7 @@ def _screened(domain: str, texts: list[str]):
 
 def _assert_same_as_line_by_line(domain: str, texts: list[str]) -> None:
     fast = _screened(domain, texts)
-    with gates.row_by_row():
+    with cells.row_by_row():
         slow = _screened(domain, texts)
     for a, b in zip(fast, slow):
         assert list(a.columns) == list(b.columns) and [str(t) for t in a.dtypes] == [str(t) for t in b.dtypes]
@@ -292,7 +292,7 @@ def test_handoff_messages_read_by_the_reader_match_line_by_line(tmp_path, monkey
     for rows in (4, 50_000):
         monkeypatch.setattr(gates, "CHUNK_ROWS", rows)
         fast = normalise.load_dir(tmp_path, load_config())
-        with gates.row_by_row():
+        with cells.row_by_row():
             slow = normalise.load_dir(tmp_path, load_config())
         for a, b in [*((fast.tables[n], slow.tables[n]) for n in slow.tables), (fast.quarantine, slow.quarantine)]:
             assert list(a.columns) == list(b.columns) and [str(t) for t in a.dtypes] == [str(t) for t in b.dtypes]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.gates import PADDING, int_or_none, row_by_row, trim, trim_column
+from rules.common.cells import PADDING, int_or_none, row_by_row, trim, trim_column
 from rules.common.bounded_json import read_object, read_objects
 
 

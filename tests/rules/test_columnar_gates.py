@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evals import domains
-from rules.common import gates
+from rules.common import cells, gates
 from rules.common.environment import SAMPLE_DIR
 from rules.common.bounded_json import read_object, read_objects, utf8_lines
 from rules.common.jsonl import TEXT, parse_json, utf8_frame
@@ -38,7 +38,7 @@ def _normalised(domain: str, input_dir):
 
 def assert_same_gates(domain: str, input_dir) -> None:
     fast = _normalised(domain, input_dir)
-    with gates.row_by_row():
+    with cells.row_by_row():
         slow = _normalised(domain, input_dir)
     assert list(fast.tables) == list(slow.tables)
     for name in slow.tables:
@@ -104,7 +104,7 @@ def test_an_id_that_is_not_truthy_is_missing_as_line_by_line():
     screened = {}
     for way in ("columns", "rows"):
         if way == "rows":
-            with gates.row_by_row():
+            with cells.row_by_row():
                 s = gates.screen(raw, "d", "id", lambda obj: None, ("id",))
         else:
             s = gates.screen(raw, "d", "id", lambda obj: None, ("id",))
@@ -211,7 +211,7 @@ def test_text_that_differs_only_after_a_nul_keeps_its_own_value():
     texts = ['{"id":"1","t":"a"}', '{"id":"2","t":"a\\u0000b"}', '{"id":"3","t":"a\\u0000c"}', '{"id":"4","t":"a"}']
     raw = pd.DataFrame({"dataset": "d", "file": "f", "line": [1, 2, 3, 4], "text": texts, "not_utf8": None})
     fast = gates.screen(raw, "d", "id", lambda obj: None, ("id", "t")).accepted()
-    with gates.row_by_row():
+    with cells.row_by_row():
         slow = gates.screen(raw, "d", "id", lambda obj: None, ("id", "t")).accepted()
     assert list(fast["t"]) == ["a", "a\x00b", "a\x00c", "a"]
     assert _strict(fast) == _strict(slow)

@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from rules.handoff import verdicts as V
 from rules.handoff.checks import CHECKS, run_checks
 from rules.handoff.config import load_config

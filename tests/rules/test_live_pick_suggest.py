@@ -189,7 +189,7 @@ def test_a_line_is_judged_with_the_version_in_force_when_its_window_opened():
     assert got == {"MSG-0001": (1, V.JUST_ANSWERED), "MSG-0002": (1, V.JUST_ANSWERED), "MSG-0003": (2, V.PICK)}
     from rules.live_pick.checks import run_checks
 
-    from rules.common.gates import Normalised
+    from rules.common.normalised import Normalised
 
     results = run_checks(Normalised(tables={**norm.tables, "character_sheet": sheet}, quarantine=pd.DataFrame()), rows, config)
     assert all(r.passed for r in results), [r.id for r in results if not r.passed]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.common.gates import trim
+from rules.common.cells import trim
 from rules.common.korean import is_polite
 from rules.persona import engine
 from rules.persona import verdicts as V

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, QUARANTINE_COLUMNS, SCHEMA
+from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, SCHEMA
+
+from rules.common.reconcile import QUARANTINE_COLUMNS
 from rules.common.jsonl import DatasetError
 from rules.persona import engine
 from rules.persona import verdicts as V

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from rules.common.gates import Normalised
+from rules.common.normalised import Normalised
 from rules.common.korean import is_polite
 from rules.retry import verdicts as V
 from rules.retry.checks import run_checks

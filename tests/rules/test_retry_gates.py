@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, QUARANTINE_COLUMNS, SCHEMA
+from rules.common.gates import BAD_TIMESTAMP, DUPLICATE_ID, INVALID_JSON, MISSING_ID, SCHEMA
+
+from rules.common.reconcile import QUARANTINE_COLUMNS
 from rules.common.jsonl import DatasetError
 from rules.retry import text
 from rules.retry.config import load_config

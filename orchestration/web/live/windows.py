@@ -24,7 +24,8 @@ import pandas as pd
 
 from rules.common import timestamps
 from rules.common.checks import CheckResult
-from rules.common.gates import Normalised, empty_quarantine
+from rules.common.normalised import Normalised
+from rules.common.reconcile import empty_quarantine
 from rules.live_pick.checks import EVIDENCE_CHECKS, Known, run_checks
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.engine import OUTPUT_COLUMNS, judge, judge_arrived, pick_ids, rank_waiting, records

@@ -62,8 +62,12 @@ async def broadcast(service: Service, command: list[str], env: dict, log: Path, 
                 feeds = st["feeds"]
                 last = feeds[0] if feeds else {}
                 ids, judged, quarantined, late = accounted(frames)
+                # the store's figures are read at most once a second (`policy.TALLY_EVERY_S`): wait for
+                # them to catch up with the console too, or fail at the deadline
+                stored = st.get("broadcasts", {}).get("CH-0007", {})
                 if (last.get("acknowledged") == expect["lines"] and last.get("received") == expect["received"]
-                        and len(judged) + len(quarantined) + len(late) >= expect["lines"]):
+                        and len(judged) + len(quarantined) + len(late) >= expect["lines"]
+                        and stored.get("received") == expect["lines"] and stored.get("pending") == 0):
                     break
                 assert feed.poll() is None, log.read_text()
             else:

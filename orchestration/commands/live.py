@@ -1,0 +1,99 @@
+"""The live commands beside `serve`: play a recorded chat in, listen to a platform, close a broadcast."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from orchestration.commands.usage import EXIT_OK, EXIT_CHECKS_FAILED, UsageError, live_engine
+
+
+def cmd_replay(args) -> int:
+    from orchestration.live.replay import replay
+    from rules.live_pick.config import load_config
+
+    if not args.file.is_file():
+        raise UsageError(f"{args.file}: file not found")
+    if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
+        raise UsageError("--rate and --speed must be positive")
+    if args.to:
+        from orchestration.live.ingest_client import IngestClient, figures_line, service_status
+        from orchestration.web.config import TOKEN_ENV
+
+        if not args.to.startswith(("ws://", "wss://")):
+            raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+        try:
+            client = IngestClient(args.to, os.environ.get(TOKEN_ENV) or None)
+        except Exception as exc:  # noqa: BLE001 - refused or unreachable: say which and why
+            raise UsageError(f"--to {args.to}: cannot connect ({exc})") from exc
+        try:
+            replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
+                   send=client.send)
+            durable = client.wait_acked()
+        finally:
+            client.close()
+        c = client.summary()
+        print(f"replay: {c['sent']} lines sent, {c['acknowledged']} acknowledged stored "
+              f"({'all' if durable and c['acknowledged'] == c['sent'] else 'NOT all'}), {c['quarantined']} quarantined, "
+              f"{c['resent']} sent again ({c['errors']} frames not stored, {c['reconnects']} reconnects)")
+        status = service_status(args.to, os.environ.get(TOKEN_ENV) or None)
+        if status is not None:  # the store's own figures, as the console and /live/status show them
+            for character in sorted(_characters_in(args.file) & set(status.get("broadcasts", {}))):
+                print("replay: the store, " + figures_line(f"{character}'s broadcast", status["broadcasts"][character]))
+            print("replay: the store, " + figures_line("in total", status))
+        return EXIT_OK if durable and c["acknowledged"] == c["sent"] else EXIT_CHECKS_FAILED
+    replay(live_engine(), args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now)
+    return EXIT_OK
+
+
+def _characters_in(path: Path) -> set[str]:
+    """The character ids a recorded chat file's readable lines name."""
+    from rules.common.bounded_json import parse_object
+
+    out = set()
+    for text in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+        obj = parse_object(text) if text.strip() else None
+        if obj is not None and isinstance(obj.get("character_id"), str):
+            out.add(obj["character_id"].strip())
+    return out
+
+
+def cmd_listen(args) -> int:
+    from orchestration.live.feeds.listen import listen, read_credentials
+    from orchestration.web.config import TOKEN_ENV
+    from rules.common.config import ConfigError
+    from rules.live_pick.config import load_config
+
+    if not args.to.startswith(("ws://", "wss://")):
+        raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+    try:
+        credentials = read_credentials(args.credentials)
+        return listen(args.platform, args.channel, args.character.strip(), args.to, os.environ.get(TOKEN_ENV) or None,
+                      endpoint=args.endpoint, credentials=credentials, rates_path=str(args.rates) if args.rates else None,
+                      tz=load_config().timezone)
+    except (ValueError, ConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    except RuntimeError as exc:  # a platform's refusal before anything was sent (missing credentials, unknown channel)
+        raise UsageError(f"listen {args.platform}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--to {args.to}: cannot connect ({exc})") from None
+
+
+def cmd_live_close(args) -> int:
+    import time
+
+    from orchestration.live import store
+    from orchestration.live.judge import close_broadcast
+    from rules.live_pick.config import load_config
+
+    engine = live_engine()
+    store.ensure_tables(engine)
+    done = close_broadcast(engine, args.character_id, load_config(), time.time_ns)
+    print(f"{args.character_id}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
+          f"{done['answered']} answered lines written back", file=sys.stderr)
+    if done["closed"]:
+        print(f"broadcast {done['broadcast_id']}: {len(done['suggestions'])} sheet tuning suggestions"
+              + (" (too thin to suggest)" if done["thin"] else "")
+              + f"; see `verdicts suggest live_pick --broadcast {done['broadcast_id']}`", file=sys.stderr)
+    return EXIT_OK
