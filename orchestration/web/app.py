@@ -2,7 +2,7 @@
 
 Areas (each a module with `routes(config) -> list` and, when it keeps state, `lifespan(config)`):
 the live console (`orchestration.web.live`), the admin pages (`orchestration.web.admin`) and the
-sheet tuning suggestions (`orchestration.web.suggestions`).
+sheet tuning suggestions (`orchestration.web.suggestions`); `/` and the 404 page (`index`) lead to them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from orchestration.web import admin, live, suggestions
+from orchestration.web import admin, index, live, suggestions
 from orchestration.web.config import WebConfig
 from orchestration.web.security import SecurityHeaders
 
@@ -37,9 +37,10 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     async def healthz(request):
         return PlainTextResponse("ok")
 
-    routes = [Route("/healthz", healthz)]
+    routes = [Route("/healthz", healthz), Route("/", index.index)]
     for area in areas:
         routes += area.routes(config)
-    app = Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)], lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)], lifespan=lifespan,
+                    exception_handlers={404: index.not_found})
     app.state.config = config
     return app

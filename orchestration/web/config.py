@@ -54,7 +54,7 @@ class WebConfig:
     """Console sockets served at once; one more is refused (503)."""
     allowed_origins: tuple[str, ...] = ()
     """Origins (scheme://host:port) allowed on the console socket besides the service's own."""
-    history_windows: int = 30
+    history_windows: int = 120
     """Windows a console gets on first connect (without `after_seq` or `after`), with what followed them."""
     history_bytes: int = 64 * 2**20
     """The most a console is sent on first connect (the newest frames within it)."""

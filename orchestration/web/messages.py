@@ -1,0 +1,102 @@
+"""One Korean wording for what people read on the pages: reason codes, check titles, errors and
+states. English stays in logs and machine output (the JSON endpoints keep their codes); a page shows
+`reason(code)`, `check_title(id)`, `error(key)` or `state(key)`, and the console's script reads the
+same catalogue (`catalogue()`, handed to the page as JSON).
+
+A code with no entry is shown as it is, after `UNKNOWN_PREFIX`, so a new code is visible, never hidden.
+"""
+
+from __future__ import annotations
+
+import json
+
+UNKNOWN_PREFIX = "기타 사유"
+
+REASONS: dict[str, str] = {
+    # the gates (rules.common.gates, rules.common.bounded_json, rules.common.timestamps)
+    "schema": "입력 형식에 맞지 않음",
+    "missing_id": "메시지 번호(msg_id)가 없음",
+    "duplicate_id": "이미 받은 메시지 번호의 사본",
+    "invalid_json": "JSON 으로 읽을 수 없는 줄",
+    "non_finite_number": "무한대·NaN 같은 쓸 수 없는 숫자",
+    "integer_out_of_range": "정수가 허용 범위를 벗어남",
+    "lone_surrogate": "깨진 유니코드 문자",
+    "too_deep": "중첩이 너무 깊은 줄",
+    "bad_timestamp": "시각을 읽을 수 없음",
+    "timestamp_out_of_range": "시각이 허용 범위를 벗어남",
+    "not_utf8": "UTF-8 이 아닌 바이너리",
+    "nul_character": "NUL 문자가 든 줄",
+    "too_many_lines": "한 프레임에 줄이 너무 많음",
+    # live_pick's own
+    "unknown_character": "설정표에 없는 캐릭터",
+    "reply_after_line": "답변 시각이 채팅보다 앞섬",
+    "window_out_of_range": "구간 시각이 지금과 너무 멀리 떨어짐",
+}
+
+CHECKS: dict[str, str] = {
+    "schema": "출력 형식(JSON Schema)",
+    "1.verdict_enum": "판정 값이 다섯 가지 중 하나",
+    "2.required_filled": "필수 필드가 모두 채워짐",
+    "3.ranges": "순위·경과 초의 범위",
+    "4.cooldown": "쿨다운 경과 시간 재계산",
+    "5.rank": "구간 순위 재계산",
+    "6.evidence_fields": "근거 필드가 실제 컬럼",
+    "7.evidence_values": "근거 값이 원본과 같음",
+    "8.polite": "요약이 존댓말 문장",
+    "9.empty_tags": "태그 없는 줄은 세계관 밖",
+    "10.rule_order": "판정 순서(앞에서 걸리면 멈춤)",
+    "11.closeness": "주제별 친밀 기준",
+    "12.vocabulary": "태그가 캐릭터 주제 어휘 안",
+    "13.filled_when": "경과 초는 기록이 있으면 언제나",
+    "recompute": "모든 판정을 입력에서 다시 계산",
+}
+
+ERRORS: dict[str, str] = {
+    "not_found": "찾는 페이지가 없습니다.",
+    "no_judged_line": "판정된 줄 가운데 그런 메시지 번호가 없습니다.",
+    "already_a_pick": "이미 답변할 질문으로 뽑힌 줄입니다.",
+    "msg_id_required": "메시지 번호(msg_id)가 필요합니다.",
+    "character_required": "캐릭터 번호(character_id)가 필요합니다.",
+    "unknown_character": "설정표에 없는 캐릭터입니다.",
+    "bad_json": "요청 본문을 JSON 으로 읽을 수 없습니다.",
+    "network": "서비스에 닿지 못했습니다. 잠시 뒤 다시 시도하세요.",
+}
+
+STATES: dict[str, str] = {
+    "connecting": "연결 중…",
+    "live": "연결됨 · 실시간",
+    "down": "끊김",
+    "ready": "판정 도우미 준비됨",
+    "starting": "판정 도우미 띄우는 중",
+    "off": "판정 도우미 없음(서비스가 직접 판정)",
+    "failed": "판정 도우미 멈춤(서비스가 직접 판정)",
+    "closed": "방송을 닫았습니다",
+    "nothing_to_close": "지난 닫기 뒤로 판정한 구간이 없습니다",
+}
+
+
+def reason(code: str | None) -> str:
+    if not code:
+        return UNKNOWN_PREFIX
+    return REASONS.get(code, f"{UNKNOWN_PREFIX} ({code})")
+
+
+def check_title(check_id: str) -> str:
+    return CHECKS.get(check_id, check_id)
+
+
+def error(key: str) -> str:
+    return ERRORS.get(key, key)
+
+
+def state(key: str) -> str:
+    return STATES.get(key, key)
+
+
+def catalogue() -> dict[str, dict[str, str]]:
+    """Everything above, for a page's script."""
+    return {"reasons": REASONS, "checks": CHECKS, "errors": ERRORS, "states": STATES, "unknown": {"prefix": UNKNOWN_PREFIX}}
+
+
+def catalogue_json() -> str:
+    return json.dumps(catalogue(), ensure_ascii=False)
