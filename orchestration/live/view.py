@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from evals.markdown import md_cell, md_table
 from orchestration.live import store
+from rules.common import timestamps
 from rules.live_pick import verdicts as V
 
 
@@ -104,17 +105,17 @@ def _short(values: list, n: int = 12) -> str:
     return ", ".join(str(v) for v in values[:n]) + (" …" if len(values) > n else "")
 
 
-def history_markdown(engine: sa.Engine, character_id: str) -> str:
-    """Every version of a character's sheet: when, from what, by whom, and what changed."""
+def history_markdown(engine: sa.Engine, character_id: str, tz: str = "Asia/Seoul") -> str:
+    """Every version of a character's sheet: when (on `tz`'s wall clock), from what, by whom, and what changed."""
     from orchestration.live import sheets
     from rules.live_pick.sheets import diff
 
     rows, prev, table = sheets.history(engine, character_id), None, []
     for r in rows:
-        table.append([r["version"], r["created_at"], r["source"], r["suggestion_id"] or r["source_ref"], r["author"] or "—",
+        table.append([r["version"], timestamps.wall_clock(r["created_ns"], tz), r["source"], r["suggestion_id"] or r["source_ref"], r["author"] or "—",
                       r["reply_cooldown_sec"], ", ".join(f"{k} {v}" for k, v in r["min_closeness_by_topic"].items()),
                       "; ".join(diff(prev, r)) or "as loaded"])
         prev = r
     if not table:
         return f"No sheet version of {md_cell(character_id)} yet."
-    return md_table(["version", "made (UTC)", "source", "from", "by", "reply_cooldown_sec", "min_closeness_by_topic", "change"], table)
+    return md_table(["version", "made", "source", "from", "by", "reply_cooldown_sec", "min_closeness_by_topic", "change"], table)
