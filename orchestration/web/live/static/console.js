@@ -364,6 +364,22 @@
     d.append(ul);
     return d;
   }
+  function group(cls, title, verdict, lines) {
+    // a reason group: its lines are put in the page when it is first opened, so a 3,000-line window
+    // shows at once; what they say is in the frame already
+    const g = el("details", cls);
+    if (verdict) g.dataset.verdict = verdict;
+    g.append(el("summary", null, title));
+    g.addEventListener("toggle", () => {
+      if (!g.open || g.dataset.made) return;
+      g.dataset.made = "1";
+      const ul = el("ul");
+      ul.append(...lines());
+      g.append(ul);
+      for (const li of ul.querySelectorAll("li.item")) if (picked.has(li.dataset.msgId)) markItem(li, picked.get(li.dataset.msgId));
+    });
+    return g;
+  }
   function quarantinedItem(q) {
     const li = el("li", "q-item");
     li.dataset.reasonCode = q.reason_code;
@@ -409,21 +425,12 @@
     for (const r of frame.verdicts) if (by.has(r.verdict)) by.get(r.verdict).push(r);
     for (const [reason, rows] of by) {
       if (!rows.length) continue;
-      const g = el("details", "group");
-      g.dataset.verdict = reason;
-      g.append(el("summary", null, `${reason} (${F.count(rows.length)})`));
-      const ul = el("ul");
-      for (const r of rows) ul.append(item(r, textOf(frame, r.msg_id)));
-      g.append(ul);
-      groups.append(g);
+      groups.append(group("group", `${reason} (${F.count(rows.length)})`, reason,
+                          () => rows.map((r) => item(r, textOf(frame, r.msg_id)))));
     }
     if (frame.quarantined.length) {
-      const g = el("details", "group quarantine");
-      g.append(el("summary", null, `격리된 줄 (${F.count(frame.quarantined.length)})`));
-      const ul = el("ul");
-      for (const q of frame.quarantined) ul.append(quarantinedItem(q));
-      g.append(ul);
-      groups.append(g);
+      groups.append(group("group quarantine", `격리된 줄 (${F.count(frame.quarantined.length)})`, null,
+                          () => frame.quarantined.map(quarantinedItem)));
     }
     art.append(groups, el("div", "late-box"));
     const list = $("windows");
@@ -438,7 +445,7 @@
     }
     markEarlier(art);
     art.hidden = !shown(art) || (art.classList.contains("earlier") && !showEarlier);
-    for (const r of frame.verdicts) if (picked.has(r.msg_id)) markPickup(picked.get(r.msg_id));
+    for (const p of picked.values()) if (`${p.character_id}/${p.window_start}` === key) markPickup(p);
     if (live && !art.classList.contains("earlier")) {
       art.classList.add("landed");
       setTimeout(() => art.classList.remove("landed"), 6000);
@@ -517,27 +524,29 @@
       button.textContent = `다시 시도 (${e.message})`;
     }
   }
+  function markItem(li, frame) {
+    li.classList.add("picked");
+    const b = li.querySelector("button.pickup");
+    b.disabled = true;
+    b.textContent = "집어 올림";
+    li.querySelector(".picked-note").textContent = `운영자가 ${F.time(frame.picked_at_ns / 1e6)}에 집어 올림 · 답한 것으로 셉니다`;
+  }
   function markPickup(frame) {
     picked.set(frame.msg_id, frame);
-    for (const li of document.querySelectorAll(`li.item[data-msg-id="${CSS.escape(frame.msg_id)}"]`)) {
-      li.classList.add("picked");
-      const b = li.querySelector("button.pickup");
-      b.disabled = true;
-      b.textContent = "집어 올림";
-      li.querySelector(".picked-note").textContent = `운영자가 ${F.time(frame.picked_at_ns / 1e6)}에 집어 올림 · 답한 것으로 셉니다`;
-      const art = li.closest("article.window");
-      const picks = art.querySelector(".picks");
-      if (!picks.querySelector(`.card[data-msg-id="${CSS.escape(frame.msg_id)}"]`)) {
-        const c = el("div", "card operator");
-        c.dataset.msgId = frame.msg_id;
-        const top = el("div", "card-top");
-        top.append(el("span", "rank", "운영자 선택"), el("span", "viewer", frame.viewer_id ?? ""), el("span", "msg", frame.msg_id));
-        const text = frame.body ?? bodies.get(frame.msg_id);
-        c.append(top, clamped("pick-body", text),
-                 el("p", "summary", `${frame.verdict}(으)로 빠졌던 줄을 ${F.time(frame.picked_at_ns / 1e6)}에 운영자가 집어 올렸습니다.`));
-        if (frame.summary) c.append(el("p", "hedge", frame.summary));
-        picks.append(c);
-      }
+    const art = windows.get(`${frame.character_id}/${frame.window_start}`);
+    if (!art) return;
+    for (const li of art.querySelectorAll(`li.item[data-msg-id="${CSS.escape(frame.msg_id)}"]`)) markItem(li, frame);
+    const picks = art.querySelector(".picks");
+    if (!picks.querySelector(`.card[data-msg-id="${CSS.escape(frame.msg_id)}"]`)) {
+      const c = el("div", "card operator");
+      c.dataset.msgId = frame.msg_id;
+      const top = el("div", "card-top");
+      top.append(el("span", "rank", "운영자 선택"), el("span", "viewer", frame.viewer_id ?? ""), el("span", "msg", frame.msg_id));
+      const text = frame.body ?? bodies.get(frame.msg_id);
+      c.append(top, clamped("pick-body", text),
+               el("p", "summary", `${frame.verdict}(으)로 빠졌던 줄을 ${F.time(frame.picked_at_ns / 1e6)}에 운영자가 집어 올렸습니다.`));
+      if (frame.summary) c.append(el("p", "hedge", frame.summary));
+      picks.append(c);
     }
   }
 
