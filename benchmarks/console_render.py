@@ -8,7 +8,9 @@ and feeds one character at `--rate` lines a second (`verdicts replay --to … --
 full 30-second window holds rate × 30 lines. The page stamps every window frame as its socket hands it
 over and again once it is drawn (after the next animation frame: parsed, put in the page, styled,
 laid out and painted; `window.__consoleRenders`). Prints, per window, its lines, the script's share
-(parse + DOM) and frame → drawn, and the median and max over the full windows.
+(parse + DOM) and frame → drawn, and the median and max over the full windows; then each full window
+again, with the service idle, on a fresh page resuming just before it (`?after=`): the browser's own
+cost without the service finishing windows on the same cores.
 """
 
 from __future__ import annotations
@@ -61,6 +63,18 @@ def main() -> None:
                     time.sleep(0.5)
                 time.sleep(2)
                 renders = page.evaluate("() => window.__consoleRenders")
+                # again with the service idle: a fresh page resuming after the window before each full one
+                # is sent that full window first (the browser's own cost, nothing else busy on the machine)
+                quiet = []
+                keys = [r["key"] for r in renders]
+                for before, r in zip(keys, renders[1:]):
+                    if r["lines"] < 0.95 * args.rate * 30:
+                        continue
+                    fresh = browser.new_page(viewport={"width": args.width, "height": args.height})
+                    fresh.goto(f"http://127.0.0.1:{service.port}/live?after={before}")
+                    fresh.wait_for_function("() => (window.__consoleRenders || []).length > 0", timeout=30000)
+                    quiet.append(fresh.evaluate("() => window.__consoleRenders[0]"))
+                    fresh.close()
                 browser.close()
         finally:
             service.stop()
@@ -69,11 +83,14 @@ def main() -> None:
     print(f"{'window':<32} {'lines':>6} {'script ms':>10} {'frame → drawn ms':>17}")
     for r in renders:
         print(f"{r['key']:<32} {r['lines']:>6} {r['script_ms']:>10.1f} {r['drawn_ms']:>17.1f}")
-    if full:
-        drawn = [r["drawn_ms"] for r in full]
-        script = [r["script_ms"] for r in full]
-        print(f"full windows: frame → drawn median {statistics.median(drawn):.1f} ms, max {max(drawn):.1f} ms; "
-              f"script median {statistics.median(script):.1f} ms, max {max(script):.1f} ms")
+    for name, rows in (("live, full windows", full), ("the service idle, full windows again", quiet)):
+        if not rows:
+            continue
+        drawn = [r["drawn_ms"] for r in rows]
+        script = [r["script_ms"] for r in rows]
+        print(f"{name}: frame → drawn median {statistics.median(drawn):.1f} ms, max {max(drawn):.1f} ms; "
+              f"script median {statistics.median(script):.1f} ms, max {max(script):.1f} ms  "
+              f"({', '.join(f'{d:.0f}' for d in drawn)})")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,9 @@ def test_a_seven_character_broadcast_on_the_console(chromium_browser, tmp_path):
     page.on("pageerror", lambda e: errors.append(str(e)))
     replayer = None
     try:
+        said = service.log.read_text(encoding="utf-8")  # `verdicts serve` says where it is
+        for path in ("/", "/live", "/admin", "/suggestions"):
+            assert f"{service.http}{path}\n" in said, said
         page.goto(f"{service.http}/live")
         page.wait_for_selector("#status[data-state='live']", timeout=20000)
         replayer = subprocess.Popen([str(BIN / "verdicts"), "replay", str(chat), "--speed", "1", "--shift-to-now",
