@@ -8,14 +8,16 @@ and feeds one character at `--rate` lines a second (`verdicts replay --to … --
 full 30-second window holds rate × 30 lines. The page stamps every window frame as its socket hands it
 over and again once it is drawn (after the next animation frame: parsed, put in the page, styled,
 laid out and painted; `window.__consoleRenders`). Prints, per window, its lines, the script's share
-(parse + DOM) and frame → drawn, and the median and max over the full windows; then each full window
-again, with the service idle, on a fresh page resuming just before it (`?after=`): the browser's own
-cost without the service finishing windows on the same cores.
+(parse + DOM) and frame → drawn, and the median and max over the full windows; then the same full
+window frames sent again three times each to a page whose console socket this script plays (nothing
+else running: the browser's own cost, without the service finishing windows on the same cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import statistics
 import subprocess
 import sys
@@ -29,6 +31,53 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.live_console import BIN, Service, broadcast  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
+LOAF = """window.__loaf = [];
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__loaf.push({start: e.startTime, duration: e.duration,
+  render: e.renderStart, layout: e.styleAndLayoutStart, scripts: e.scripts.reduce((a, s) => a + s.duration, 0)}); })
+  .observe({type: "long-animation-frame", buffered: true});"""
+"""Long animation frames (over 50 ms) as Chromium reports them: where a slow frame's time went."""
+
+
+def where(render: dict, frames: list[dict]) -> str:
+    """The long animation frames between a window frame's arrival and its drawing: script, style and
+    layout, and the rest (paint, compositing, waiting), in ms."""
+    end = render["at"] + render["drawn_ms"]
+    hit = [f for f in frames if f["start"] < end and f["start"] + f["duration"] > render["at"]]
+    if not hit:
+        return "no long frame"
+    script = sum(f["scripts"] for f in hit)
+    layout = sum(f["start"] + f["duration"] - f["layout"] for f in hit if f["layout"])
+    return f"{len(hit)} long frame(s) {sum(f['duration'] for f in hit):.0f} ms: scripts {script:.0f}, style+layout+paint {layout:.0f}"
+
+
+def keep(payload, captured: list[dict]) -> None:
+    """A window frame off the live page's socket, kept to be played again."""
+    text = payload.decode("utf-8") if isinstance(payload, bytes) else payload
+    if text.startswith('{"type":"window"'):
+        captured.append(json.loads(text))
+
+
+def replayed(browser, args, port: int, frames: list[dict], rounds: int = 3) -> list[dict]:
+    """Each frame sent `rounds` times (as a new window each time) to a fresh page whose `/ws/windows`
+    is this script, a second apart, once the page has settled; the page's render records."""
+    page = browser.new_page(viewport={"width": args.width, "height": args.height})
+    sockets = []
+    page.route_web_socket(re.compile(r".*/ws/windows.*"), lambda ws: sockets.append(ws))
+    page.goto(f"http://127.0.0.1:{port}/live")
+    page.wait_for_function("() => document.querySelector('#status').dataset.state === 'live'", timeout=30000)
+    sockets[0].send(json.dumps({"type": "resumed", "epoch": 1, "through": 0}))
+    time.sleep(2)
+    seq = 0
+    for n in range(rounds):
+        for frame in frames:
+            seq += 1
+            again = {**frame, "seq": seq, "epoch": 1, "window_start": f"{frame['window_start']}#{n}"}
+            sockets[0].send(json.dumps(again, ensure_ascii=False))
+            page.wait_for_function(f"() => window.__consoleRenders.length >= {seq}", timeout=30000)
+            time.sleep(1)
+    out = page.evaluate("() => window.__consoleRenders")
+    page.close()
+    return out
 
 
 def main() -> None:
@@ -51,6 +100,9 @@ def main() -> None:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
                 page = browser.new_page(viewport={"width": args.width, "height": args.height})
+                page.add_init_script(LOAF)
+                captured: list[dict] = []
+                page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: keep(payload, captured)))
                 page.goto(f"http://127.0.0.1:{service.port}/live")
                 page.wait_for_selector("#status[data-state='live']", timeout=30000)
                 replayer = subprocess.run([str(BIN / "verdicts"), "replay", str(chat), "--rate", str(args.rate), "--shift-to-now",
@@ -63,27 +115,19 @@ def main() -> None:
                     time.sleep(0.5)
                 time.sleep(2)
                 renders = page.evaluate("() => window.__consoleRenders")
-                # again with the service idle: a fresh page resuming after the window before each full one
-                # is sent that full window first (the browser's own cost, nothing else busy on the machine)
-                quiet = []
-                keys = [r["key"] for r in renders]
-                for before, r in zip(keys, renders[1:]):
-                    if r["lines"] < 0.95 * args.rate * 30:
-                        continue
-                    fresh = browser.new_page(viewport={"width": args.width, "height": args.height})
-                    fresh.goto(f"http://127.0.0.1:{service.port}/live?after={before}")
-                    fresh.wait_for_function("() => (window.__consoleRenders || []).length > 0", timeout=30000)
-                    quiet.append(fresh.evaluate("() => window.__consoleRenders[0]"))
-                    fresh.close()
+                frames = page.evaluate("() => window.__loaf")
+                # again with nothing else running: a page whose console socket is played by this script
+                # sends it each full window the live page got, as it got it (the browser's own cost)
+                quiet = replayed(browser, args, service.port, [f for f in captured if f["lines"] >= 0.95 * args.rate * 30])
                 browser.close()
         finally:
             service.stop()
     full = [r for r in renders if r["lines"] >= 0.95 * args.rate * 30]
     print(f"{sent:,} lines sent at {args.rate:g} lines/s; {len(renders)} windows drawn, {len(full)} full")
-    print(f"{'window':<32} {'lines':>6} {'script ms':>10} {'frame → drawn ms':>17}")
+    print(f"{'window':<32} {'lines':>6} {'script ms':>10} {'frame → drawn ms':>17}  where")
     for r in renders:
-        print(f"{r['key']:<32} {r['lines']:>6} {r['script_ms']:>10.1f} {r['drawn_ms']:>17.1f}")
-    for name, rows in (("live, full windows", full), ("the service idle, full windows again", quiet)):
+        print(f"{r['key']:<32} {r['lines']:>6} {r['script_ms']:>10.1f} {r['drawn_ms']:>17.1f}  {where(r, frames)}")
+    for name, rows in (("live, full windows", full), ("the same frames again, nothing else running", quiet)):
         if not rows:
             continue
         drawn = [r["drawn_ms"] for r in rows]

@@ -75,6 +75,29 @@ STATES: dict[str, str] = {
 }
 
 
+DATASET_ERRORS: tuple[tuple[str, str], ...] = (
+    (r"no line is a JSON object", "JSON 객체인 줄이 하나도 없습니다. JSON Lines 파일(한 줄에 JSON 객체 하나)인지 확인하세요."),
+    (r"required column is missing from every row", "모든 행에 필수 열이 없습니다."),
+    (r"is a directory, not a JSON Lines file", "폴더입니다. JSON Lines 파일을 올리세요."),
+    (r"(?:file|folder) not found", "파일이 없습니다."),
+    (r"cannot be read \((?P<why>.*)\)", "파일을 읽을 수 없습니다 ({why})."),
+    (r"not UTF-8 text \(.* on line (?P<line>\d+)\)", "UTF-8 텍스트가 아닙니다 ({line}번째 줄)."),
+    (r"no line has a readable timestamp", "날짜를 정할 수 있는 시각이 있는 줄이 없습니다."),
+)
+"""A dataset's load errors (`rules.common.jsonl.DatasetError`, English in logs) as a page says them."""
+
+
+def dataset_error(reason: str | None) -> str:
+    """The Korean of a dataset load error; any other failure is named only as one (its English is in the log)."""
+    import re
+
+    for pattern, korean in DATASET_ERRORS:
+        m = re.search(pattern, reason or "")
+        if m:
+            return korean.format(**m.groupdict())
+    return "판정하는 중에 오류가 났습니다. 자세한 내용은 서비스 로그에 있습니다."
+
+
 def reason(code: str | None) -> str:
     if not code:
         return UNKNOWN_PREFIX

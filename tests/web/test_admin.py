@@ -254,3 +254,12 @@ def test_a_value_reads_as_people_say_it():
     assert "비어 있음" in cell(None) and "없음" in cell([])
     assert cell(5000) == "5,000" and cell({"노래": 1}) == "노래 1"
     assert cell("<b>") == "&lt;b&gt;"
+
+
+def test_a_dataset_error_reads_in_korean_on_the_page():
+    from orchestration.web.messages import dataset_error
+
+    assert dataset_error("no line is a JSON object; is this a JSON Lines file?").startswith("JSON 객체인 줄이 하나도 없습니다")
+    assert dataset_error("not UTF-8 text (invalid start byte on line 7)") == "UTF-8 텍스트가 아닙니다 (7번째 줄)."
+    assert dataset_error("cannot be read (Permission denied)") == "파일을 읽을 수 없습니다 (Permission denied)."
+    assert "서비스 로그" in dataset_error("KeyError: 'x'")

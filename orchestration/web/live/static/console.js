@@ -196,7 +196,7 @@
   function rendered(frame, t0) {
     const script = performance.now() - t0;
     requestAnimationFrame(() => setTimeout(() => {
-      renders.push({ key: `${frame.character_id}/${frame.window_start}`, lines: frame.lines, script_ms: script, drawn_ms: performance.now() - t0 });
+      renders.push({ key: `${frame.character_id}/${frame.window_start}`, lines: frame.lines, at: t0, script_ms: script, drawn_ms: performance.now() - t0 });
       if (renders.length > 200) renders.shift();
     }, 0));
   }
@@ -277,9 +277,15 @@
         state = "닫힘 · 판정 중…";
         d.dataset.state = "judging";
       } else if (serverOpen && !serverOpen.has(key)) {
-        state = `닫힌 지 ${F.duration((t - closeMs) / 1000)} · 서비스는 이 구간을 마쳤는데 이 화면에 오지 않았습니다 · 다시 받는 중`;
+        // finished on the service, yet not here: asked for once; a window the service never pushed
+        // (judged by the Dagster path first) is said so, then let go
+        if (!w.asked) { w.asked = t; askAgain(`missing ${key}`); }
+        const gone = t - w.asked > 15000;
+        state = `닫힌 지 ${F.duration((t - closeMs) / 1000)} · ` + (gone
+          ? "서비스가 이 구간을 내보내지 않았습니다 (다른 경로에서 먼저 판정됐을 수 있습니다)"
+          : "서비스는 이 구간을 마쳤는데 이 화면에 오지 않아 다시 받는 중");
         d.dataset.state = "missing";
-        askAgain(`missing ${key}`);
+        if (t - w.asked > 45000) openWindows.delete(key);
       } else {
         state = `닫힌 지 ${F.duration((t - closeMs) / 1000)} · 서비스가 아직 판정하고 있습니다 (줄이 늦게 오거나 서비스가 바쁨)`;
         d.dataset.state = "slow";
