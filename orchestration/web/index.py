@@ -26,8 +26,9 @@ def _page(title: str, lead: str) -> str:
 <title>{title} · chat-verdicts</title>
 <link rel="stylesheet" href="/admin/static/admin.css">
 </head>
-<body>
-<main>
+<body class="admin">
+<nav class="admin-nav">chat-verdicts</nav>
+<main class="page">
 <h1>{title}</h1>
 <p>{lead}</p>
 <ul class="areas">{items}</ul>
