@@ -10,28 +10,12 @@ from __future__ import annotations
 
 import json
 
-UNKNOWN_PREFIX = "기타 사유"
+from rules.common import reason_words
 
-REASONS: dict[str, str] = {
-    # the gates (rules.common.gates, rules.common.bounded_json, rules.common.timestamps)
-    "schema": "입력 형식에 맞지 않음",
-    "missing_id": "메시지 번호(msg_id)가 없음",
-    "duplicate_id": "이미 받은 메시지 번호의 사본",
-    "invalid_json": "JSON 으로 읽을 수 없는 줄",
-    "non_finite_number": "무한대·NaN 같은 쓸 수 없는 숫자",
-    "integer_out_of_range": "정수가 허용 범위를 벗어남",
-    "lone_surrogate": "깨진 유니코드 문자",
-    "too_deep": "중첩이 너무 깊은 줄",
-    "bad_timestamp": "시각을 읽을 수 없음",
-    "timestamp_out_of_range": "시각이 허용 범위를 벗어남",
-    "not_utf8": "UTF-8 이 아닌 바이너리",
-    "nul_character": "NUL 문자가 든 줄",
-    "too_many_lines": "한 프레임에 줄이 너무 많음",
-    # live_pick's own
-    "unknown_character": "설정표에 없는 캐릭터",
-    "reply_after_line": "답변 시각이 채팅보다 앞섬",
-    "window_out_of_range": "구간 시각이 지금과 너무 멀리 떨어짐",
-}
+UNKNOWN_PREFIX = reason_words.UNKNOWN_PREFIX
+
+REASONS = reason_words.REASONS
+"""Quarantine reason codes in Korean (`rules.common.reason_words`, which the boards read too)."""
 
 CHECKS: dict[str, str] = {
     "schema": "출력 형식(JSON Schema)",
@@ -98,10 +82,7 @@ def dataset_error(reason: str | None) -> str:
     return "판정하는 중에 오류가 났습니다. 자세한 내용은 서비스 로그에 있습니다."
 
 
-def reason(code: str | None) -> str:
-    if not code:
-        return UNKNOWN_PREFIX
-    return REASONS.get(code, f"{UNKNOWN_PREFIX} ({code})")
+reason = reason_words.label
 
 
 def check_title(check_id: str) -> str:
