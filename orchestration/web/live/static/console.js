@@ -132,6 +132,8 @@
     return !filter || c === filter;
   }
   function applyFilter() {
+    findGaps();
+    for (const art of windows.values()) markEarlier(art);
     for (const e of document.querySelectorAll("#chat li.line, #open .open-window")) e.hidden = !shown(e);
     let earlier = 0;
     for (const art of windows.values()) {
@@ -143,9 +145,22 @@
     link.hidden = !earlier;
     link.textContent = showEarlier ? `이전 방송 구간 ${earlier}개 숨기기` : `이전 방송 구간 ${earlier}개 보기`;
   }
+  const GAP_MS = 10 * 60 * 1000;  // a character's windows this far apart are two broadcasts
+  let gapCut = {};                  // character → start (ms) of the last window before its newest gap
+  function findGaps() {
+    const starts = {};
+    for (const art of windows.values()) (starts[art.dataset.character] ||= []).push(Number(art.dataset.startMs));
+    gapCut = {};
+    for (const [c, list] of Object.entries(starts)) {
+      list.sort((a, b) => b - a);
+      for (let i = 1; i < list.length; i++) if (list[i - 1] - list[i] > GAP_MS) { gapCut[c] = list[i]; break; }
+    }
+  }
   function markEarlier(art) {
-    const cut = closedThrough[art.dataset.character];
-    art.classList.toggle("earlier", cut !== undefined && Number(art.dataset.startMs) <= cut);
+    // earlier broadcasts: up to the last close (the store's), or before a long gap between windows
+    const c = art.dataset.character;
+    const cut = Math.max(closedThrough[c] ?? -Infinity, gapCut[c] ?? -Infinity);
+    art.classList.toggle("earlier", Number(art.dataset.startMs) <= cut);
   }
 
   // -- the socket ------------------------------------------------------------------------------
