@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextvars
 import html
 import json
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -26,15 +25,24 @@ from evals.manual_checks import checks_of, reviewer_lines
 from evals.pins import pins_text
 from evals.render import EMPTY_NOTICE, NO_MANUAL, script_json
 from evals.report import PERSON, Report, by_step, label, values_text
+from evals.board_markdown import inline_md, markdown_html, md_table_rows  # noqa: F401 - the boards' Markdown, imported from here
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
+_REST: contextvars.ContextVar["Rest | None"] = contextvars.ContextVar("rest", default=None)
+"""Set while a page renders: where the rows left off the page are listed."""
 
-MAX_ITEMS_PER_GROUP = 500
-"""Rows shown per verdict group, live window or quarantine table; the rest are counted, and the tables have them all."""
-MAX_WINDOWS = 200
+MAX_ITEMS_PER_GROUP = 400
+"""Rows shown per verdict group or quarantine table; the rest are counted, and listed page by page
+on the admin pages (`Rest`). With a bounded number of groups the page stays bounded whatever the rows."""
+MAX_WINDOWS = 40
+"""live_pick: broadcast windows shown; the rest are counted."""
+MAX_PER_WINDOW_REASON = 10
+"""live_pick: lines shown per reason within a window (the picks are at most the window's picks)."""
 GROUP_OPEN_LIMIT = 50
 """A verdict group with more rows than this starts closed (its count stays in view)."""
+QUARANTINE_TABLE = "격리 표(격리 파일, 창고의 quarantine 테이블)"
+REPORT_FILE = "리포트 파일(report.json)"
 RAW_PREVIEW = 160
 """Characters of a quarantined line's raw text shown on the page."""
 
@@ -58,6 +66,29 @@ class Board:
     """persona: (review queue rows, candidate count, sample size) for the manual check."""
     latency: Mapping[tuple[str, str], float] = field(default_factory=dict)
     """live_pick: seconds from a window's close to its verdicts stored, by (character_id, window_start)."""
+    rest: Rest | None = None
+    """Where the rows the page leaves off are listed (the admin pages' item list of this run)."""
+
+
+@dataclass(frozen=True)
+class Rest:
+    """Where every item of a run is listed page by page, filterable (the admin pages' item list)."""
+
+    base: str
+    """URL or path of the list (`/admin/<domain>/runs/<run>/items`), without a query."""
+    link: bool = True
+    """A link the page can follow; False: a path to open on `verdicts serve` (a file has no server)."""
+
+    def href(self, **query) -> str:
+        from urllib.parse import urlencode
+
+        q = urlencode({k: v for k, v in query.items() if v is not None})
+        return self.base + (f"?{q}" if q else "")
+
+    def html(self, text: str, **query) -> str:
+        if self.link:
+            return f"<a href='{e(self.href(**query))}'>{e(text)}</a>"
+        return f"{e(text)} (<code>verdicts serve</code> 의 <code>{e(self.href(**query))}</code>)"
 
 
 @dataclass(frozen=True)
@@ -70,6 +101,8 @@ class Served:
     """Trusted markup placed above the header."""
     item_href: Callable[[str], str] | None = None
     """Item id → URL of its detail page."""
+    rest: Rest | None = None
+    """The run's item list on the admin pages (replaces the board's own)."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +218,7 @@ def default_items(spec: BoardSpec, board: Board) -> str:
         out.append(f"<details class='group' id='g-{i}' data-group-verdict='{e(verdict)}'{is_open}>"
                    f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
         out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
         out.append("</details>")
     return "".join(out)
 
@@ -200,16 +233,37 @@ def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
         out.append(f"<details class='group column' id='g-{i}' data-group-verdict='{e(verdict)}' open>"
                    f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
         out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
         out.append("</details>")
     out.append(extra + "</div>")
     return "".join(out)
 
 
-def overflow_note(hidden: int) -> str:
+def overflow_note(hidden: int, elsewhere: str = "", **query) -> str:
+    """The sentence under a cut list: how many rows are left off and where they are (`query`: the
+    item list's filter that holds them, e.g. `verdict=…`; `elsewhere`: where rows the item list does
+    not hold are, such as quarantined lines)."""
     if hidden <= 0:
         return ""
-    return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다. 전체는 판정 표에 있습니다.</p>"
+    rest = _REST.get()
+    if elsewhere:
+        where = f" 전체는 {e(elsewhere)}에 있습니다."
+    elif rest:
+        where = " 전체는 " + rest.html("관리 화면의 항목 목록", **query) + "에서 쪽으로 나눠 볼 수 있습니다."
+    else:
+        where = " 전체는 판정 표에 있습니다."
+    return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다.{where}</p>"
+
+
+def cut_notice(total: int, shown: int) -> str:
+    """Said at the top of a page that holds only part of its items (a large day's summary)."""
+    if shown >= total:
+        return ""
+    rest = _REST.get()
+    where = ("나머지는 " + rest.html("관리 화면의 항목 목록", page=1) + "에서 판정·id·요약으로 걸러 쪽마다 볼 수 있습니다.") if rest \
+        else "나머지는 판정 표(판정 파일, 창고의 verdicts 테이블)에 있습니다."
+    return (f"<p class='sample cut' role='note'><b>요약 화면</b> 판정 {total}건 가운데 {shown}건만 실었습니다 "
+            f"(묶음마다 앞의 몇 건). 묶음의 건수는 모두 셌습니다. {where}</p>")
 
 
 def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
@@ -223,9 +277,11 @@ def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
 def render_board(board: Board, served: Served | None = None) -> str:
     """The page; `served` set: for the web front (nonce, navigation, item links) instead of a file."""
     token = _ITEM_HREF.set(served.item_href if served else None)
+    rest = _REST.set(served.rest if served and served.rest else board.rest)
     try:
         return _render_board(board, served)
     finally:
+        _REST.reset(rest)
         _ITEM_HREF.reset(token)
 
 
@@ -255,6 +311,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         "excluded": len(report.excluded), "self_score": report.has_golden,
     }
     items = (spec.items or default_items)(spec, board)
+    sample += cut_notice(len(board.rows), items.count("<details class='item' "))
     nonce = f" nonce='{e(served.nonce)}'" if served else ""
     anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
     css, script = _asset("board.css"), _asset("board.js")
@@ -323,8 +380,8 @@ def _self_score(report: Report, anchors: Mapping[str, int]) -> str:
     wrong = "".join(
         f"<h4>{e(step)} <span class='n'>{len(cases)}건</span></h4><ul class='wrong'>"
         + "".join(f"<li>{case_id(w.id)} 정답 {e(w.gold)} → 판정 {e(w.predicted)}"
-                  + (f"<div class='def'>{e(values_text(w.values))}</div>" if w.values else "") + "</li>" for w in cases)
-        + "</ul>" for step, cases in by_step(report.wrong_cases).items())
+                  + (f"<div class='def'>{e(values_text(w.values))}</div>" if w.values else "") + "</li>" for w in cases[:MAX_ITEMS_PER_GROUP])
+        + "</ul>" + overflow_note(len(cases) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE) for step, cases in by_step(report.wrong_cases).items())
     return (head + "<table class='metrics'><thead><tr><th>지표</th><th>값</th><th>상태 · 기준</th></tr></thead>"
             f"<tbody>{rows}</tbody></table><p>Cohen's kappa {'—' if kappa is None else f'{kappa:.3f}'}</p>"
             f"<h3>틀린 사례 {len(report.wrong_cases)}건</h3>" + (wrong or "<p>없습니다.</p>")
@@ -380,7 +437,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
             line = r.get("line")
             out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
                        f"<td><code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
-        out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP, elsewhere=QUARANTINE_TABLE))
     elif report.quarantine is not None:
         out.append("<p class='empty'>격리된 행이 없습니다.</p>")
     out.append(f"<h3>{e(spec.excluded_heading)} <span class='n'>{len(report.excluded)}건</span></h3>")
@@ -391,7 +448,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
         out.append("<table class='excluded'><thead><tr><th>id</th><th>코드</th><th>사유</th></tr></thead><tbody>")
         out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td><code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
                 for x in report.excluded[:MAX_ITEMS_PER_GROUP]]
-        out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE))
     else:
         out.append("<p class='empty'>없음</p>")
     out.append("</section>")
@@ -415,52 +472,6 @@ def _appendix(spec: BoardSpec, report: Report) -> str:
     if not shown:
         return ""
     return "".join(f"<section class='appendix'><h2>{e(h)}</h2>{markdown_html(b)}</section>" for h, b in shown)
-
-
-# -- Markdown sections of a report ---------------------------------------------------------------
-
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-
-
-def inline_md(text: str) -> str:
-    # Report Markdown escapes angle brackets already: undo, then escape once for HTML.
-    out = html.escape(html.unescape(text.replace("\\|", "|")), quote=True)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-
-
-def md_table_rows(block: str) -> list[list[str]]:
-    """The cells of a Markdown table (header first, separator dropped), still in Markdown."""
-    rows = []
-    for line in block.strip().splitlines():
-        cells = [c.strip() for c in _CELL_SPLIT.split(line.strip().strip("|"))]
-        if all(c and set(c) <= set("-:") for c in cells):
-            continue
-        rows.append(cells)
-    return rows
-
-
-def markdown_html(md: str) -> str:
-    """The Markdown the reports write (tables, bullet lists, headings, paragraphs) as HTML."""
-    out = []
-    for block in re.split(r"\n\s*\n", md.strip()):
-        lines = block.strip().splitlines()
-        if not lines:
-            continue
-        if all(x.lstrip().startswith("|") for x in lines):
-            rows = md_table_rows(block)
-            head, body = rows[0], rows[1:]
-            out.append("<table><thead><tr>" + "".join(f"<th>{inline_md(c)}</th>" for c in head) + "</tr></thead><tbody>"
-                       + "".join("<tr>" + "".join(f"<td>{inline_md(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
-        elif all(x.lstrip().startswith("- ") for x in lines):
-            out.append("<ul>" + "".join(f"<li>{inline_md(x.lstrip()[2:])}</li>" for x in lines) + "</ul>")
-        elif lines[0].startswith("#"):
-            out.append(f"<h3>{inline_md(lines[0].lstrip('#').strip())}</h3>")
-            if lines[1:]:
-                out.append(markdown_html("\n".join(lines[1:])))
-        else:
-            out.append(f"<p>{inline_md(' '.join(lines))}</p>")
-    return "".join(out)
 
 
 def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False,

@@ -266,6 +266,15 @@ def _manual_check_tables(c: DomainChain, warehouse: WarehouseResource, day: str)
     return {d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in needed}
 
 
+def item_list(domain: str, day: str, admin_url: str):
+    """Where the served admin pages list every item of the day page by page: a link when their
+    address is configured, else the path to open on `verdicts serve`."""
+    from evals.board import Rest
+
+    path = f"/admin/{domain}/runs/day-{day}/items"
+    return Rest(admin_url.rstrip("/") + path) if admin_url else Rest(path, link=False)
+
+
 def report_links(domain: str, day: str, admin_url: str, board: Path) -> dict:
     """Links to the served admin pages of the day when their address is configured; else how to get them.
 
@@ -318,7 +327,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
         from evals.board import Board, render_board
 
         board = folder / "board.html"
-        write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample)))
+        write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample, rest=item_list(c.domain, day, reports.admin_url))))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={
