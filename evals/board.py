@@ -13,7 +13,6 @@ script are inline) and its script only opens, closes and filters what is already
 from __future__ import annotations
 
 import contextvars
-import html
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -26,23 +25,17 @@ from evals.pins import pins_text
 from evals.render import EMPTY_NOTICE, NO_MANUAL, script_json
 from evals.report import PERSON, Report, by_step, label, values_text
 from evals.board_markdown import inline_md, markdown_html, md_table_rows  # noqa: F401 - the boards' Markdown, imported from here
+from evals.board_limits import (  # noqa: F401 - the boards import the limits from here
+    MAX_ITEMS_PER_GROUP, MAX_PER_WINDOW_REASON, MAX_WINDOWS, QUARANTINE_TABLE, REPORT_FILE, REST, Rest, cut_notice, e, overflow_note,
+)
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
-_REST: contextvars.ContextVar["Rest | None"] = contextvars.ContextVar("rest", default=None)
-"""Set while a page renders: where the rows left off the page are listed."""
+_SHOWN: contextvars.ContextVar[list | None] = contextvars.ContextVar("shown", default=None)
+"""Set while the layout is only traced: the rows the page would show, in place of their markup."""
 
-MAX_ITEMS_PER_GROUP = 400
-"""Rows shown per verdict group or quarantine table; the rest are counted, and listed page by page
-on the admin pages (`Rest`). With a bounded number of groups the page stays bounded whatever the rows."""
-MAX_WINDOWS = 40
-"""live_pick: broadcast windows shown; the rest are counted."""
-MAX_PER_WINDOW_REASON = 10
-"""live_pick: lines shown per reason within a window (the picks are at most the window's picks)."""
 GROUP_OPEN_LIMIT = 50
 """A verdict group with more rows than this starts closed (its count stays in view)."""
-QUARANTINE_TABLE = "격리 표(격리 파일, 창고의 quarantine 테이블)"
-REPORT_FILE = "리포트 파일(report.json)"
 RAW_PREVIEW = 160
 """Characters of a quarantined line's raw text shown on the page."""
 
@@ -68,27 +61,9 @@ class Board:
     """live_pick: seconds from a window's close to its verdicts stored, by (character_id, window_start)."""
     rest: Rest | None = None
     """Where the rows the page leaves off are listed (the admin pages' item list of this run)."""
-
-
-@dataclass(frozen=True)
-class Rest:
-    """Where every item of a run is listed page by page, filterable (the admin pages' item list)."""
-
-    base: str
-    """URL or path of the list (`/admin/<domain>/runs/<run>/items`), without a query."""
-    link: bool = True
-    """A link the page can follow; False: a path to open on `verdicts serve` (a file has no server)."""
-
-    def href(self, **query) -> str:
-        from urllib.parse import urlencode
-
-        q = urlencode({k: v for k, v in query.items() if v is not None})
-        return self.base + (f"?{q}" if q else "")
-
-    def html(self, text: str, **query) -> str:
-        if self.link:
-            return f"<a href='{e(self.href(**query))}'>{e(text)}</a>"
-        return f"{e(text)} (<code>verdicts serve</code> 의 <code>{e(self.href(**query))}</code>)"
+    evidence: Callable[[list[dict]], None] | None = None
+    """Set when the rows came without their evidence (a large day read from the warehouse): fills in
+    place the evidence of the rows given, which are those the page shows."""
 
 
 @dataclass(frozen=True)
@@ -139,10 +114,6 @@ class BoardSpec:
     """The items take the page's whole width (a column board) and the side panel follows below them."""
 
 
-def e(value) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def value_html(v) -> str:
     """A JSON value as a cell: null and empty strings are marked so they are not mistaken for blanks."""
     if v is None:
@@ -160,6 +131,10 @@ def value_html(v) -> str:
 
 
 def item_html(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Callable[[str], str] | None = None) -> str:
+    shown = _SHOWN.get()
+    if shown is not None:
+        shown.append(row)
+        return ""
     verdict = label(row.get(spec.verdict_key))
     rid = row.get(spec.id_field)
     second = row.get(spec.second_id) if spec.second_id else None
@@ -239,33 +214,6 @@ def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
     return "".join(out)
 
 
-def overflow_note(hidden: int, elsewhere: str = "", **query) -> str:
-    """The sentence under a cut list: how many rows are left off and where they are (`query`: the
-    item list's filter that holds them, e.g. `verdict=…`; `elsewhere`: where rows the item list does
-    not hold are, such as quarantined lines)."""
-    if hidden <= 0:
-        return ""
-    rest = _REST.get()
-    if elsewhere:
-        where = f" 전체는 {e(elsewhere)}에 있습니다."
-    elif rest:
-        where = " 전체는 " + rest.html("관리 화면의 항목 목록", **query) + "에서 쪽으로 나눠 볼 수 있습니다."
-    else:
-        where = " 전체는 판정 표에 있습니다."
-    return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다.{where}</p>"
-
-
-def cut_notice(total: int, shown: int) -> str:
-    """Said at the top of a page that holds only part of its items (a large day's summary)."""
-    if shown >= total:
-        return ""
-    rest = _REST.get()
-    where = ("나머지는 " + rest.html("관리 화면의 항목 목록", page=1) + "에서 판정·id·요약으로 걸러 쪽마다 볼 수 있습니다.") if rest \
-        else "나머지는 판정 표(판정 파일, 창고의 verdicts 테이블)에 있습니다."
-    return (f"<p class='sample cut' role='note'><b>요약 화면</b> 판정 {total}건 가운데 {shown}건만 실었습니다 "
-            f"(묶음마다 앞의 몇 건). 묶음의 건수는 모두 셌습니다. {where}</p>")
-
-
 def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
     """Items per verdict, every key of the order included (zeros too)."""
     return {v: len(members) for v, members in _grouped(spec, rows).items()}
@@ -276,13 +224,26 @@ def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
 
 def render_board(board: Board, served: Served | None = None) -> str:
     """The page; `served` set: for the web front (nonce, navigation, item links) instead of a file."""
+    if board.evidence is not None:
+        board.evidence(shown_rows(board))
     token = _ITEM_HREF.set(served.item_href if served else None)
-    rest = _REST.set(served.rest if served and served.rest else board.rest)
+    rest = REST.set(served.rest if served and served.rest else board.rest)
     try:
         return _render_board(board, served)
     finally:
-        _REST.reset(rest)
+        REST.reset(rest)
         _ITEM_HREF.reset(token)
+
+
+def shown_rows(board: Board) -> list[dict]:
+    """The rows the page shows (its layout traced without markup)."""
+    shown: list[dict] = []
+    token = _SHOWN.set(shown)
+    try:
+        (board.spec.items or default_items)(board.spec, board)
+    finally:
+        _SHOWN.reset(token)
+    return shown
 
 
 def _render_board(board: Board, served: Served | None) -> str:
