@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rules.common.shared_values import SharedValues
+
 EVIDENCE = "evidence"
 
 
@@ -19,7 +21,12 @@ def verdict_rows(c, warehouse, day: str) -> list[dict]:
     if EVIDENCE not in c.output_columns:
         return c.records(warehouse.read_partition(c.table("verdicts"), day, c.verdict_json_columns))
     columns = [col for col in c.output_columns if col != EVIDENCE]
-    frame = warehouse.read_rows(c.table("verdicts"), day, tuple(j for j in c.verdict_json_columns if j != EVIDENCE), columns=columns)
+    json_columns = tuple(j for j in c.verdict_json_columns if j != EVIDENCE)
+    frame = warehouse.read_rows(c.table("verdicts"), day, json_columns, columns=columns)
+    shared = SharedValues()  # a day's rows repeat their verdicts, windows, characters and sentences
+    for col in frame.columns:
+        if col not in json_columns and frame[col].dtype == object:
+            frame[col] = shared.array(col, frame[col].to_numpy())
     frame[EVIDENCE] = None
     rows = c.records(frame[c.output_columns])
     del frame
