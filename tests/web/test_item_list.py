@@ -117,3 +117,20 @@ def test_a_cut_board_links_the_list_that_holds_the_rest(tmp_path, monkeypatch):
         assert len(shown) >= 2  # the window's reason held more than the one line the board kept
         rows = {r["msg_id"]: r for r in domains.get("live_pick").judge_dir(SEEDS / "live_pick").rows}
         assert len({(rows[i]["character_id"], rows[i]["window_start"], rows[i]["verdict"]) for i in shown}) == 1
+
+
+@pytest.mark.postgres
+def test_a_day_stored_on_postgresql_pages_as_in_memory(stored, postgres_url):
+    _, _, rows = stored
+    d = domains.get("live_pick")
+    warehouse = WarehouseResource(url=postgres_url)
+    kinds = column_kinds("live_pick", d.spec.output_schema)
+    frame = pd.DataFrame(rows)[d.spec.output_columns]
+    for column, kind in kinds.items():
+        if kind == "integer" and column in frame:  # as the judge's frames hold them: nullable integers
+            frame[column] = pd.array([None if v is None or v != v else int(v) for v in frame[column]], dtype="Int64")
+    warehouse.replace_partition("live_pick_verdicts", DAY, frame, json_columns=d.spec.verdict_json_columns, kinds=kinds)
+    for query in (ItemQuery(page=2), ItemQuery(verdict=PICK), ItemQuery(text="쿨다운", verdict=OUT_OF_WORLD),
+                  ItemQuery(text="50%_"), ItemQuery(equal={"window_start": rows[0]["window_start"]})):
+        a, b = stored_page(warehouse, "live_pick", DAY, query), memory_page("live_pick", rows, query)
+        assert (a.counts, a.total, [r["msg_id"] for r in a.rows]) == (b.counts, b.total, [r["msg_id"] for r in b.rows]), query
