@@ -140,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     li.add_argument("--to", default="ws://127.0.0.1:8765/ws/ingest",
                     help="the live service's ingest socket (default ws://127.0.0.1:8765/ws/ingest); the token comes from VERDICTS_LIVE_TOKEN")
     li.add_argument("--credentials", type=Path, help="KEY=VALUE file of the platform's credentials (the environment wins); see docs/feeds.md")
-    li.add_argument("--rates", type=Path, help="donation rate table (default: orchestration/live/feeds/donation_rates.yaml)")
+    li.add_argument("--rates", type=Path, help="donation rate table (default: live/feeds/donation_rates.yaml)")
     li.add_argument("--endpoint", help="send the platform client's requests to this address instead (a local stand-in, as the tests do)")
     li.set_defaults(func=live.cmd_listen)
 

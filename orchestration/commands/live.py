@@ -10,7 +10,7 @@ from orchestration.commands.usage import EXIT_OK, EXIT_CHECKS_FAILED, UsageError
 
 
 def cmd_replay(args) -> int:
-    from orchestration.live.replay import replay
+    from live.replay import replay
     from rules.live_pick.config import load_config
 
     if not args.file.is_file():
@@ -18,8 +18,8 @@ def cmd_replay(args) -> int:
     if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
         raise UsageError("--rate and --speed must be positive")
     if args.to:
-        from orchestration.live.ingest_client import IngestClient, figures_line, service_status
-        from orchestration.web.config import TOKEN_ENV
+        from live.ingest_client import IngestClient, figures_line, service_status
+        from web.config import TOKEN_ENV
 
         if not args.to.startswith(("ws://", "wss://")):
             raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
@@ -60,8 +60,8 @@ def _characters_in(path: Path) -> set[str]:
 
 
 def cmd_listen(args) -> int:
-    from orchestration.live.feeds.listen import listen, read_credentials
-    from orchestration.web.config import TOKEN_ENV
+    from live.feeds.listen import listen, read_credentials
+    from web.config import TOKEN_ENV
     from rules.common.config import ConfigError
     from rules.live_pick.config import load_config
 
@@ -83,8 +83,8 @@ def cmd_listen(args) -> int:
 def cmd_live_close(args) -> int:
     import time
 
-    from orchestration.live import store
-    from orchestration.live.judge import close_broadcast
+    from live import store
+    from live.judge import close_broadcast
     from rules.live_pick.config import load_config
 
     engine = live_engine()

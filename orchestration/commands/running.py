@@ -29,8 +29,8 @@ def cmd_serve(args) -> int:
     threading.Thread(target=_preload_tagger, args=(args.tags,), name="tagger-preload", daemon=True).start()
     import uvicorn
 
-    from orchestration.web.app import create_app
-    from orchestration.web.config import WebConfig
+    from web.app import create_app
+    from web.config import WebConfig
     from rules.live_pick.summaries import writer
 
     settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms,

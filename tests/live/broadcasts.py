@@ -14,8 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
-from orchestration.live import landing, store
-from orchestration.live.judge import close_broadcast, judge_windows
+from live import landing, store
+from live.judge import close_broadcast, judge_windows
 from rules.common import timestamps
 from rules.live_pick.config import load_config
 from tests.conftest import SEEDS

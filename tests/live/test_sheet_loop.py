@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from dagster import DagsterInstance, RunRequest, build_sensor_context, materialize
 
 from assets import live_pick
-from orchestration.live import clock, landing, sheets, store
-from orchestration.live.jobs import live_pick_broadcast_close_sensor, live_pick_close_broadcast, live_pick_window_sensor, live_pick_windows
-from orchestration.live.suggestions import BROADCASTS, SUGGESTIONS, apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
+from live import clock, landing, sheets, store
+from orchestration.live_jobs import live_pick_broadcast_close_sensor, live_pick_close_broadcast, live_pick_window_sensor, live_pick_windows
+from orchestration.live_tuning import BROADCASTS, SUGGESTIONS, apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import load_config
 from rules.live_pick.engine import judge, records

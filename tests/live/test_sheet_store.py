@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from orchestration.live import sheets
+from live import sheets
 from assets.resources.warehouse import _engine
 from tests.live.broadcasts import FIRST, judge_and_close, write_raw
 

@@ -16,8 +16,8 @@ from evals.trace import cited_rows, transcript
 from evals import domains
 from assets.resources import decisions
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.cli.helpers import run
 from tests.conftest import SEEDS
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from orchestration.live import sheets
+from live import sheets
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.live.broadcasts import FIRST, judge_and_close, write_raw
 
 SCREENS = Path(os.environ.get("VERDICTS_WEB_SCREENS", "/tmp/web_screens"))

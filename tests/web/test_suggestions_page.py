@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from orchestration.live import sheets
+from live import sheets
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.live.broadcasts import FIRST, FIRST_ID, judge_and_close, write_raw
 
 TOKEN = "s3cret-token"
