@@ -86,8 +86,19 @@ def section(sample: dict[str, TaggerAgreement], heldout: dict[str, TaggerAgreeme
     return "태거 일치: 샘플과 보류 세트", "\n".join(body)
 
 
+FITTED_NOTE = ("태거 어휘(lexicon.yaml, topic_lemmas.yaml)는 이 샘플 채팅을 보며 썼으니 샘플에서 잰 태그 일치는 맞춘 값입니다. "
+               "옆에 어휘를 쓸 때 보지 않은 보류 세트의 값을 함께 적었습니다.")
+
+
 def add_to_report(report: Report, sample: dict[str, TaggerAgreement], heldout: dict[str, TaggerAgreement]) -> Report:
+    """The held-out metrics, the side-by-side section, and each fitted sample figure marked as such
+    with its held-out figure beside it (`disclosures.mark_fitted`)."""
+    from evals.disclosures import mark_fitted
+
     for name, a in heldout.items():
         report.metrics.extend(metrics(a, name))
+        if name in sample:
+            for what, ratio in (("정확 일치", a.exact), ("정밀도", a.precision), ("재현율", a.recall)):
+                mark_fitted(report, f"태거 태그 {what} ({name})", FITTED_NOTE, ratio)
     report.extra_sections.append(section(sample, heldout))
     return report

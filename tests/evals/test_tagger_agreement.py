@@ -106,8 +106,11 @@ def test_heldout_figures_agree_with_an_independent_count_and_the_report_says_whi
     sample = TA.measure_dir(domains.get("live_pick"), SAMPLE, ["lexicon", "kiwi"])
     assert heldout["kiwi"].exact.value < sample["kiwi"].exact.value  # the sample's figure is fitted
     report = Report("live_pick", "s", "t", metrics=[], labels=list(V.ORDER))
+    TA.add_to_report(report, sample)
     TH.add_to_report(report, sample, heldout)
-    names = [m.name for m in report.metrics]
+    fitted = next(m for m in report.metrics if m.name == "태거 태그 정확 일치 (kiwi)")
+    assert fitted.held_out is heldout["kiwi"].exact and TH.FITTED_NOTE in fitted.note and report.honesty[0] == TH.FITTED_NOTE
+    names = [m.name for m in report.metrics][8:]
     assert names[:3] == ["태거 태그 정확 일치 (lexicon · 보류 세트)", "태거 태그 정밀도 (lexicon · 보류 세트)", "태거 태그 재현율 (lexicon · 보류 세트)"]
     title, body = report.extra_sections[-1]
     assert title == "태거 일치: 샘플과 보류 세트"
