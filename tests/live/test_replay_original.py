@@ -88,3 +88,37 @@ def test_the_original_pace_needs_an_event_clock_service(tmp_path):
         assert status(service)["received"] == 0
     finally:
         service.stop()
+
+
+def test_a_replayed_broadcast_on_the_default_tagger_closes_with_the_gold_runs_suggestions(tmp_path):
+    """The operator's week-3 loop on the defaults: the service reads bodies with the live default
+    tagger (no `--tags`), the broadcast is replayed as recorded, and closing it yields the
+    cooldown and closeness suggestions the gold run gives (tests/live/test_suggestions_per_tagger.py)."""
+    from orchestration.live import sheets
+    from orchestration.live.judge import close_broadcast
+    from rules.live_pick.config import load_config
+    from tests.live.broadcasts import FIRST, write_raw
+
+    raw = write_raw(tmp_path / "raw")
+    chat = tmp_path / "broadcast.jsonl"
+    chat.write_text("\n".join(FIRST) + "\n", encoding="utf-8")
+    service = Service(tmp_path, "--clock", "event", "--input", str(raw), late_horizon=None).start()  # `--tags model`: the default
+    try:
+        r = subprocess.run([str(BIN / "verdicts"), "replay", str(chat), "--to", service.ws + "/ws/ingest", "--pace", "original",
+                            "--speed", "100"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        engine = _engine(service.env["WAREHOUSE_URL"])
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            with engine.connect() as conn:
+                live = [store.load_json(x) for x in conn.execute(sa.select(store.verdicts.c.row)).scalars()]
+            if len(live) >= len(FIRST):
+                break
+            time.sleep(0.5)
+        assert len(live) == len(FIRST) and {x["provenance"]["tagger"] for x in live} == {"kiwi"}
+    finally:
+        service.stop()
+    done = close_broadcast(engine, "CH-0007", load_config(), time.time_ns)
+    found = {(s["field"], s["topic"]): (s["current_value"], s["proposed_value"], s["status"])
+             for s in sheets.list_suggestions(engine, done["broadcast_id"])}
+    assert found == {("reply_cooldown_sec", None): (180, 150, "open"), ("min_closeness_by_topic", "팬과의추억"): (3, 2, "open")}
