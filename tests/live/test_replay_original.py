@@ -122,3 +122,16 @@ def test_a_replayed_broadcast_on_the_default_tagger_closes_with_the_gold_runs_su
     found = {(s["field"], s["topic"]): (s["current_value"], s["proposed_value"], s["status"])
              for s in sheets.list_suggestions(engine, done["broadcast_id"])}
     assert found == {("reply_cooldown_sec", None): (180, 150, "open"), ("min_closeness_by_topic", "팬과의추억"): (3, 2, "open")}
+
+
+def test_the_replay_command_names_what_is_missing():
+    from tests.cli.helpers import run
+
+    chat = SAMPLE / "live_chat.jsonl"
+    code, _, err = run("replay", chat)
+    assert code == 2 and "give one of --rate LINES_PER_SEC, --speed X or --pace original" in err
+    code, _, err = run("replay", chat, "--rate", "5", "--speed", "2")
+    assert code == 2 and "give one of" in err
+    for extra in ([], ["--to", "ws://127.0.0.1:9/ws/ingest", "--shift-to-now"], ["--to", "ws://127.0.0.1:9/ws/ingest", "--rate", "40"]):
+        code, _, err = run("replay", chat, "--pace", "original", *extra)
+        assert code == 2 and "--pace original keeps the recorded spacing and sent_at" in err, extra
