@@ -3,7 +3,9 @@ with `--to ws://HOST:PORT/ws/ingest` into the live service's socket.
 
 With `--rate R`, lines go out at R lines per second; with `--speed X`, at the recording's own
 pace sped up X times. `--shift-to-now` re-times each line's `sent_at` to when it is sent (in
-the line's own form), so windows close in real time for the sensor.
+the line's own form), so windows close in real time for the sensor. `--pace original` (with
+`--to`) is `--speed X` (default 1) with `sent_at` untouched, for a service that judges the
+recording in its own time (`verdicts serve --clock event`, docs/live.md).
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@
   made and from which source (the sheet file for version 1, a suggestion after that), by whom
   when known, and `effective_ns`, the instant from which it is in force (null for version 1).
 - `live_pick_sheet_suggestions`: suggestions made when a broadcast closes, with their evidence and
-  rationale; `open`, `applied` (with the version it made) or `rejected` (with a reason). An open
-  suggestion whose base version is no longer the newest is reported `stale`.
+  rationale; `open`, `applied` (with the version it made) or `rejected` (with a reason), with who
+  decided and when. An open suggestion is reported `stale` only when the value it changes (the
+  cooldown, or its topic's threshold) was changed by a version made after its base version: the
+  broadcast's other suggestions stay open after one is applied, and apply on top of it.
 - `live_pick_broadcast_figures`: per closed broadcast, the figures the suggestions rest on.
 
 Every path that judges (window job, nightly chain, live service) reads these versions through
@@ -27,7 +29,7 @@ import sqlalchemy as sa
 from live import store
 from rules.common import timestamps
 from rules.live_pick.config import LivePickConfig
-from rules.live_pick.sheets import EFFECTIVE, JSON_FIELDS, SHEET_FIELDS, VERSION, VERSIONS_TABLE, changed, with_history
+from rules.live_pick.sheets import EFFECTIVE, JSON_FIELDS, SHEET_FIELDS, VERSION, VERSIONS_TABLE, changed, moved_since, with_history
 from rules.live_pick.suggest import Suggested, suggest
 
 JSON = store.JSON
@@ -154,8 +156,12 @@ def history(engine: sa.Engine, character_id: str) -> list[dict]:
     """Every version of one character, oldest first, as stored (JSON columns decoded)."""
     store.ensure_tables(engine)
     with engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(
-            sa.select(versions).where(versions.c.character_id == character_id).order_by(versions.c.version))]
+        return _history(conn, character_id)
+
+
+def _history(conn, character_id: str) -> list[dict]:
+    rows = [dict(r._mapping) for r in conn.execute(
+        sa.select(versions).where(versions.c.character_id == character_id).order_by(versions.c.version))]
     for r in rows:
         for k in JSON_FIELDS:
             r[k] = store.load_json(r[k])
@@ -253,14 +259,16 @@ def list_suggestions(engine: sa.Engine, broadcast: str | None = None) -> list[di
         q = q.where(suggestions.c.broadcast_id == broadcast)
     with engine.connect() as conn:
         rows = [dict(r._mapping) for r in conn.execute(q)]
-        newest = dict(conn.execute(sa.select(versions.c.character_id, sa.func.max(versions.c.version))
-                                   .group_by(versions.c.character_id)).all())
+        histories = {c: _history(conn, c) for c in sorted({r["character_id"] for r in rows})}
     for r in rows:
         r["evidence"] = store.load_json(r["evidence"])
         for k in ("current_value", "proposed_value"):
             r[k] = int(r[k]) if float(r[k]).is_integer() else r[k]
-        r["newest_version"] = newest.get(r["character_id"])
-        if r["status"] == OPEN and r["base_version"] != r["newest_version"]:
+        versions_of = histories[r["character_id"]]
+        r["newest_version"] = versions_of[-1]["version"] if versions_of else None
+        moved = moved_since(versions_of, r["base_version"], r["field"], r["topic"])
+        r["moved_in_version"] = moved["version"] if moved else None
+        if r["status"] == OPEN and moved is not None:
             r["status"] = STALE
     return rows
 
@@ -288,8 +296,10 @@ def apply_suggestion(engine: sa.Engine, suggestion_id: str, now_ns: int, by: str
     """Write the next sheet version from a suggestion and mark it applied, in one transaction.
 
     Applying an applied suggestion changes nothing. An unknown id, a rejected suggestion, or one
-    whose base version is no longer the character's newest (stale) raises SuggestionError.
-    The new version is in force from `now_ns`: windows that open from then on use it.
+    whose value was changed by a version made after its base version (stale) raises
+    SuggestionError. The new version is the newest with this one value changed, in force from
+    `now_ns`: windows that open from then on use it. `by` (who applied) and the instant are kept
+    with the version and the decision.
     """
     store.ensure_tables(engine)
     try:
@@ -301,12 +311,16 @@ def apply_suggestion(engine: sa.Engine, suggestion_id: str, now_ns: int, by: str
                                f"{suggestion_id} was applied already: {character} sheet version {s['applied_version']}; nothing changed")
             if s["status"] == REJECTED:
                 raise SuggestionError("rejected", f"{suggestion_id} was rejected ({s['reason']}); it cannot be applied")
-            latest = _latest(conn, character)
-            if latest is None or latest["version"] != s["base_version"]:
-                now = latest["version"] if latest else "none"
+            versions_of = _history(conn, character)
+            if not versions_of:
+                raise SuggestionError("stale", f"{suggestion_id} is stale: {character} has no sheet version")
+            latest = versions_of[-1]
+            moved = moved_since(versions_of, s["base_version"], s["field"], s["topic"])
+            if moved is not None:
+                what = f"{s['field']}[{s['topic']}]" if s["topic"] else s["field"]
                 raise SuggestionError(
                     "stale", f"{suggestion_id} is stale: it was made on version {s['base_version']} of {character}'s sheet, "
-                             f"which has moved on to version {now}; close a newer broadcast for fresh suggestions")
+                             f"and version {moved['version']} changed {what} since; close a newer broadcast for fresh suggestions")
             value = int(s["proposed_value"]) if float(s["proposed_value"]).is_integer() else s["proposed_value"]
             fields = changed(latest, s["field"], s["topic"], value)
             version = latest["version"] + 1

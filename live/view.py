@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
 import pandas as pd
 import sqlalchemy as sa
 
 from evals.markdown import md_cell, md_table
 from live import store
 from rules.live_pick import verdicts as V
+from rules.live_pick.config import load_config
 
 
 def latest_windows_markdown(engine: sa.Engine, per_character: int = 3) -> str:
@@ -70,6 +74,7 @@ def suggestions_markdown(engine: sa.Engine, broadcast_id: str) -> str:
     and the Launchpad config that applies each open one."""
     from live import sheets
 
+    tz = load_config().timezone
     fig = sheets.broadcast_figures(engine, broadcast_id)
     if fig is None:
         return f"No figures for broadcast {md_cell(broadcast_id)} yet."
@@ -87,9 +92,7 @@ def suggestions_markdown(engine: sa.Engine, broadcast_id: str) -> str:
         out += ["### Suggestions", "", md_table(
             ["id", "change", "current → proposed", "status", "rationale"],
             [[s["suggestion_id"], s["field"] + (f"[{s['topic']}]" if s["topic"] else ""),
-              f"{s['current_value']} → {s['proposed_value']}",
-              s["status"] + (f" (v{s['applied_version']})" if s["applied_version"] else "") + (f": {s['reason']}" if s["reason"] else ""),
-              s["rationale"]] for s in found]), ""]
+              f"{s['current_value']} → {s['proposed_value']}", decision(s, tz), s["rationale"]] for s in found]), ""]
         open_ids = [s["suggestion_id"] for s in found if s["status"] == "open"]
         if open_ids:
             out += ["Apply one from the Launchpad of the `apply_sheet_suggestion` job:", "", "```yaml",
@@ -109,12 +112,30 @@ def history_markdown(engine: sa.Engine, character_id: str) -> str:
     from live import sheets
     from rules.live_pick.sheets import diff
 
+    tz = load_config().timezone
     rows, prev, table = sheets.history(engine, character_id), None, []
     for r in rows:
-        table.append([r["version"], r["created_at"], r["source"], r["suggestion_id"] or r["source_ref"], r["author"] or "—",
-                      r["reply_cooldown_sec"], ", ".join(f"{k} {v}" for k, v in r["min_closeness_by_topic"].items()),
+        since = "from the start" if r["effective_ns"] is None else local_instant(r["effective_ns"], tz)
+        table.append([r["version"], local_instant(r["created_ns"], tz), since, r["source"], r["suggestion_id"] or r["source_ref"],
+                      r["author"] or "—", r["reply_cooldown_sec"], ", ".join(f"{k} {v}" for k, v in r["min_closeness_by_topic"].items()),
                       "; ".join(diff(prev, r)) or "as loaded"])
         prev = r
     if not table:
         return f"No sheet version of {md_cell(character_id)} yet."
-    return md_table(["version", "made (UTC)", "source", "from", "by", "reply_cooldown_sec", "min_closeness_by_topic", "change"], table)
+    return md_table(["version", "made", "in force from", "source", "from", "by", "reply_cooldown_sec", "min_closeness_by_topic", "change"],
+                    table)
+
+
+def local_instant(ns: int | None, tz: str) -> str:
+    """An instant on the operator's wall clock, as the pages show it: `2026-09-08 21:05:03 KST`."""
+    if ns is None:
+        return "—"
+    return datetime.fromtimestamp(int(ns) / 1e9, tz=ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def decision(s: dict, tz: str) -> str:
+    """A suggestion's status with who decided and when: `applied (v2) · by kim · 2026-09-09 10:00:00 KST`."""
+    out = s["status"] + (f" (v{s['applied_version']})" if s.get("applied_version") else "") + (f": {s['reason']}" if s.get("reason") else "")
+    if s.get("decided_ns") is not None:
+        out += (f" · by {s['decided_by']}" if s.get("decided_by") else "") + f" · {local_instant(s['decided_ns'], tz)}"
+    return out

@@ -20,6 +20,9 @@ class WebConfig:
     port: int = 8765
     tags: str = "model"
     grace_ms: int = 200
+    clock: str = "wall"
+    """When windows close: `wall` (the machine's clock) or `event` (the recording's own time: the
+    latest `sent_at` landed, `web.live.event_clock`), for replays at their recorded pace."""
     summaries: str = field(default_factory=lambda: live_settings().summaries)
     """live_pick summary writer of the live console: `template` or `openai` (default: VERDICTS_LIVE_SUMMARY)."""
     token: str | None = field(default_factory=lambda: os.environ.get(TOKEN_ENV) or None)

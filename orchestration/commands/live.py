@@ -17,18 +17,31 @@ def cmd_replay(args) -> int:
         raise UsageError(f"{args.file}: file not found")
     if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
         raise UsageError("--rate and --speed must be positive")
+    original = args.pace == "original"
+    if original and (args.rate is not None or args.shift_to_now or not args.to):
+        raise UsageError("--pace original keeps the recorded spacing and sent_at: give --to ws://…/ws/ingest of a service "
+                         "started with `--clock event`, and neither --rate nor --shift-to-now")
+    if not original and (args.rate is None) == (args.speed is None):
+        raise UsageError("give one of --rate LINES_PER_SEC, --speed X or --pace original")
+    speed = args.speed or 1.0 if original else args.speed
     if args.to:
         from live.ingest_client import IngestClient, figures_line, service_status
         from web.config import TOKEN_ENV
 
         if not args.to.startswith(("ws://", "wss://")):
             raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+        token = os.environ.get(TOKEN_ENV) or None
+        if original:
+            status = service_status(args.to, token)
+            if status is not None and status.get("clock") != "event":
+                raise UsageError(f"--pace original: the service at {args.to} closes windows on the wall clock; start it with "
+                                 "`verdicts serve --clock event` (or VERDICTS_LIVE_CLOCK=event) to judge the recording in its own time")
         try:
-            client = IngestClient(args.to, os.environ.get(TOKEN_ENV) or None)
+            client = IngestClient(args.to, token)
         except Exception as exc:  # noqa: BLE001 - refused or unreachable: say which and why
             raise UsageError(f"--to {args.to}: cannot connect ({exc})") from exc
         try:
-            replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
+            replay(None, args.file, load_config(), rate=args.rate, speed=speed, shift_to_now=args.shift_to_now,
                    send=client.send)
             durable = client.wait_acked()
         finally:

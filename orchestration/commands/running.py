@@ -34,7 +34,7 @@ def cmd_serve(args) -> int:
     from rules.live_pick.summaries import writer
 
     settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms,
-                "late_horizon_s": args.late_horizon, "window_ahead_s": args.window_ahead}
+                "late_horizon_s": args.late_horizon, "window_ahead_s": args.window_ahead, "clock": args.clock}
     if args.input:
         settings["input_dir"] = args.input.resolve()
     if args.config:

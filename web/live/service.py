@@ -45,6 +45,7 @@ from web.live.judging import Judging
 from web.live.policy import (BATCH_LINES, COALESCE_S, QUIET_MARGIN_S, REPUBLISH_S, SEND_WAIT_S,
                                            SWITCH_INTERVAL_S, TIDY_AFTER_S)
 from web.live.publishing import Publisher
+from web.live.event_clock import EventClock
 from web.live.windows import Key
 from rules.common import timestamps
 from rules.live_pick.config import load_config
@@ -57,15 +58,18 @@ PANEL_SHOWN = 50
 
 
 class LiveService:
-    def __init__(self, config: WebConfig, clock=time.time_ns):
+    def __init__(self, config: WebConfig, clock=None):
         self.config = config
+        rules = load_config(str(config.rules_config) if config.rules_config else None)
+        if clock is None:  # the wall clock, or the recording's own time (`event_clock`)
+            clock = EventClock(rules.timezone) if config.clock == "event" else time.time_ns
         self.clock = clock
         # SQLite (the embedded default): commits are not flushed to disk one by one; each stays
         # durable across a crash of the process (kill -9 included), not across a power cut.
         # Its log is copied into the database right after windows are pushed, never by a commit
         # in the latency path (a window's store).
         self.engine = _engine(config.warehouse_url, sqlite_synchronous="NORMAL", sqlite_checkpoints=False)
-        self.rules = load_config(str(config.rules_config) if config.rules_config else None)
+        self.rules = rules
         self.tagger = tag_source(config.tags)
         self.writer = writer(config.summaries)
         """The summary writer (None: the rules' template sentences), as `verdicts judge --summary`."""
@@ -158,7 +162,8 @@ class LiveService:
         since = {**self.since_start, "judged": self.publisher.judged, "windows": self.publisher.windows}
         return {**tally["total"], "windows": self.publisher.windows, "characters": tally["characters"],
                 "broadcasts": tally["broadcasts"], "since_start": since, "open_windows": len(self.due.deadlines),
-                "epoch": self.epoch, "seq": self.publisher.delivery.seq, "judge_helper": await self.run(self.judging.state)}
+                "epoch": self.epoch, "seq": self.publisher.delivery.seq, "judge_helper": await self.run(self.judging.state),
+                "clock": "event" if isinstance(self.clock, EventClock) else "wall"}
 
     async def pick_up(self, msg_id: str, by: str | None) -> dict | None:
         """Record that the operator picked up a skipped line, and tell every console."""
@@ -297,9 +302,17 @@ class LiveService:
 
     def _ingest(self, items: list) -> tuple[list, list, Absorbed]:
         """Land the frames, then absorb what landed (on the worker)."""
+        event = isinstance(self.clock, EventClock)
+        if event:  # the recording's time moves with its lines
+            before = self.clock.watermark()
+            self.clock.see(line.text for _, _, lines in items for line in lines)
         now = self.clock()
         landed, failed = self.intake.land(items, now)
         rows = [r for _, _, rs in landed for r in rs]
+        if event:  # each line came at its own time (a batch may span hours of a fast replay), never before the watermark
+            for r in rows:
+                if r["window_ns"] is not None:
+                    r["arrived_ns"] = min(now, max(before or 0, int(r["window_ns"])))
         try:
             absorbed = self.absorber.absorb(rows, now)
         except Exception:  # noqa: BLE001 - the lines are durable (acknowledged); a restart or the sensor judges them

@@ -60,6 +60,7 @@ def render(engine) -> str:
     history = "".join(_history(engine, c, tz) for c in characters)
     return head("설정표 조정 제안 · live_pick", "/suggestions/static/suggestions.css", "/suggestions/static/suggestions.js") + f"""<body>
 <header><h1>설정표 조정 제안</h1><span class="sub">방송이 끝난 뒤 답한 주제와 넘긴 주제로 쿨다운과 친밀 기준을 고치자는 제안입니다. 반영하면 다음에 열리는 구간부터 새 값으로 판정합니다.</span></header>
+<p class="operator"><label>반영·거절하는 운영자 <input type="text" id="operator" maxlength="80" autocomplete="name" placeholder="이름"></label></p>
 <div id="flash" class="flash" role="status" hidden></div>
 <main>
 {''.join(sections)}
@@ -114,13 +115,16 @@ def _card(s: dict) -> str:
     if status == "applied":
         badge += f" (v{s['applied_version']})"
     decided = ""
+    tz = load_config().timezone
+    when = f" · {e(local(s['decided_ns'], tz))}" if s.get("decided_ns") is not None else ""
+    who = f" · {e(s['decided_by'])}" if s["decided_by"] else ""
     if status == "rejected":
-        who = f" · {e(s['decided_by'])}" if s["decided_by"] else ""
-        decided = f'<p class="decided">거절 사유: {e(s["reason"])}{who}</p>'
-    elif status == "applied" and s["decided_by"]:
-        decided = f'<p class="decided">반영: {e(s["decided_by"])}</p>'
+        decided = f'<p class="decided">거절 사유: {e(s["reason"])}{who}{when}</p>'
+    elif status == "applied":
+        decided = f'<p class="decided">반영{who}{when}</p>'
     elif status == "stale":
-        decided = f'<p class="decided">설정표가 v{e(s["base_version"])}에서 v{e(s["newest_version"])}로 바뀌어 더는 반영할 수 없습니다.</p>'
+        decided = (f'<p class="decided">이 제안이 고치는 값을 설정표 v{e(s["moved_in_version"])}가 먼저 바꿔 '
+                   '더는 반영할 수 없습니다.</p>')
     evidence = "".join(f'<tr><td>{e(x.get("dataset"))}</td><td>{e(x.get("field"))}</td><td>{e(x.get("agg") or "")}</td>'
                        f'<td>{e(x.get("value"))}</td></tr>' for x in s["evidence"])
     actions = ""

@@ -5,6 +5,18 @@
 (function () {
   const token = new URLSearchParams(window.location.search).get("token");
   const flash = document.getElementById("flash");
+  const operator = document.getElementById("operator");
+  // Who applies or rejects is recorded with the decision; the name is kept in this browser.
+  try { operator.value = window.localStorage.getItem("verdicts.operator") || ""; } catch (e) { /* storage off */ }
+  operator.addEventListener("change", function () {
+    try { window.localStorage.setItem("verdicts.operator", operator.value.trim()); } catch (e) { /* storage off */ }
+  });
+
+  function who() {
+    const name = operator.value.trim();
+    if (!name) { show("반영하거나 거절하는 운영자 이름을 적어 주세요.", true); operator.focus(); }
+    return name;
+  }
 
   function show(text, bad) {
     flash.textContent = text;
@@ -39,13 +51,17 @@
     if (!button) return;
     const id = button.dataset.id;
     if (button.classList.contains("apply")) {
+      const by = who();
+      if (!by) return;
       if (!window.confirm(id + "\n" + button.dataset.change + "\n\n이 제안을 설정표에 반영할까요? 다음에 열리는 구간부터 새 값으로 판정합니다.")) return;
-      act(button, "/suggestions/apply", { suggestion_id: id });
+      act(button, "/suggestions/apply", { suggestion_id: id, by: by });
     } else if (button.classList.contains("reject")) {
       const input = button.closest(".actions").querySelector("input.reason");
       const reason = input.value.trim();
       if (!reason) { show("거절 사유를 적어 주세요.", true); input.focus(); return; }
-      act(button, "/suggestions/reject", { suggestion_id: id, reason: reason });
+      const by = who();
+      if (!by) return;
+      act(button, "/suggestions/reject", { suggestion_id: id, reason: reason, by: by });
     }
   });
 })();
