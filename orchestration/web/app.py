@@ -15,11 +15,19 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from orchestration.web import admin, live, suggestions
+from orchestration.web.boundary import Boundary
 from orchestration.web.config import WebConfig
 from orchestration.web.security import SecurityHeaders
 
 
 AREAS = (live, admin, suggestions)
+
+
+class ServedApp(Starlette):
+    """Starlette with the security headers outside its error handler, so a 500 carries them too."""
+
+    def build_middleware_stack(self):
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 def create_app(config: WebConfig | None = None) -> Starlette:
@@ -40,6 +48,6 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     routes = [Route("/healthz", healthz)]
     for area in areas:
         routes += area.routes(config)
-    app = Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)], lifespan=lifespan)
+    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config)], lifespan=lifespan)
     app.state.config = config
     return app

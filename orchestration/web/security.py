@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
@@ -30,20 +29,6 @@ def token_ok(conn: HTTPConnection, expected: str | None) -> bool:
     return got is not None and hmac.compare_digest(got.encode(), expected.encode())
 
 
-def origin_ok(conn: HTTPConnection, allowed: tuple[str, ...] = ()) -> bool:
-    """A browser's Origin must be this service (same host and port) or one allowed by name.
-
-    Clients that send no Origin (scripts, the replayer) are not browsers; the token guards them.
-    """
-    origin = conn.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in allowed:
-        return True
-    host = conn.headers.get("host", "")
-    return urlsplit(origin).netloc == host and urlsplit(origin).scheme in ("http", "https")
-
-
 def content_security_policy(nonce: str) -> str:
     """Scripts only from this origin or with this response's nonce; no inline handlers, no plug-ins."""
     return (
@@ -57,7 +42,11 @@ def content_security_policy(nonce: str) -> str:
 
 class SecurityHeaders:
     """ASGI middleware: a fresh nonce per HTTP request (in `scope["state"]["csp_nonce"]`, for
-    templates that embed a script) and the CSP and related headers on every response."""
+    templates that embed a script) and the CSP and related headers on every response.
+
+    The referrer policy is `same-origin`: other sites are told nothing, and a form these pages post
+    carries its real Origin (under `no-referrer` a browser sends `Origin: null`, which the Origin
+    check refuses)."""
 
     def __init__(self, app):
         self.app = app
@@ -76,7 +65,7 @@ class SecurityHeaders:
                 extra = {
                     b"content-security-policy": content_security_policy(nonce).encode(),
                     b"x-content-type-options": b"nosniff",
-                    b"referrer-policy": b"no-referrer",
+                    b"referrer-policy": b"same-origin",
                     b"x-frame-options": b"DENY",
                 }
                 headers += [(k, v) for k, v in extra.items() if k not in names]

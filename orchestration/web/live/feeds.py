@@ -9,7 +9,7 @@ import time
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from orchestration.web.security import origin_ok, token_ok
+from orchestration.web.security import token_ok
 
 COUNTS = ("received", "sent", "acknowledged", "quarantined", "duplicates", "reconnects", "skipped", "unpriced")
 TEXTS = ("feed", "platform", "channel", "character_id")
@@ -56,8 +56,6 @@ def receive(config):
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        if not origin_ok(request, config.allowed_origins):
-            return JSONResponse({"error": "origin not allowed"}, status_code=403)
         try:
             body = await request.json()
         except ValueError:
