@@ -48,6 +48,7 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     routes = [Route("/healthz", healthz)]
     for area in areas:
         routes += area.routes(config)
-    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config)], lifespan=lifespan)
+    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config)], lifespan=lifespan,
+                    max_body_size=config.body_max_bytes)
     app.state.config = config
     return app

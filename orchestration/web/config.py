@@ -60,6 +60,13 @@ class WebConfig:
     """Admin pages: the most one upload (all its files) may hold."""
     upload_max_rows: int = 200_000
     """Admin pages: the most lines one uploaded file may hold."""
+    run_cache_runs: int = 64
+    """Admin pages: judged runs kept in memory at most (the least recently opened go first)."""
+    run_cache_bytes: int = 256 * 2**20
+    """Admin pages: the most the judged runs kept in memory are estimated to hold (`runs.footprint`)."""
+    body_max_bytes: int = 64 * 1024
+    """The most a request body other than an upload may hold (JSON posts, forms): counted while it
+    streams in, refused with 413 at the limit (an upload's limit is `upload_max_bytes`)."""
     admin_warm: bool = True
     """Admin pages: judge every run in the background at start, so the index opens from memory."""
     rules_config: Path | None = None

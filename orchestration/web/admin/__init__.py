@@ -126,7 +126,7 @@ def routes(config: WebConfig) -> list:
         Route("/admin", g(pages.index, domain_scoped=False)),
         Route("/admin/{domain}", g(pages.domain_page)),
         Route("/admin/{domain}/seed.json", g(pages.seed_file)),
-        Route("/admin/{domain}/upload", g(uploads.upload), methods=["POST"]),
+        Route("/admin/{domain}/upload", g(uploads.upload), methods=["POST"], max_body_size=uploads.body_limit(config)),
         Route("/admin/{domain}/uploads/{upload}", g(uploads.upload_page)),
         Route("/admin/{domain}/uploads/{upload}/status", g(uploads.status_json)),
         Route("/admin/{domain}/diff", g(diff.diff_page)),

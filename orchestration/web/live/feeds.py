@@ -9,6 +9,7 @@ import time
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from orchestration.web.bodies import BodyError, json_body
 from orchestration.web.security import token_ok
 
 COUNTS = ("received", "sent", "acknowledged", "quarantined", "duplicates", "reconnects", "skipped", "unpriced")
@@ -57,9 +58,9 @@ def receive(config):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
         try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "expected a JSON body"}, status_code=400)
+            body = await json_body(request)
+        except BodyError as exc:
+            return JSONResponse({"error": exc.reason}, status_code=exc.status)
         report = report_of(body)
         if isinstance(report, str):
             return JSONResponse({"error": report}, status_code=400)

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from orchestration.live import sheets
+from orchestration.web.bodies import BodyError, json_body
 from orchestration.web.security import token_ok
 
 STATUS_OF = {"unknown": 404, "stale": 409, "rejected": 409, "applied": 409, "no_reason": 400}
@@ -25,9 +26,9 @@ async def _body(request: Request, config) -> dict | JSONResponse:
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         return JSONResponse({"error": "send application/json"}, status_code=415)
     try:
-        body = await request.json()
-    except ValueError:
-        return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        body = await json_body(request)
+    except BodyError as exc:
+        return JSONResponse({"error": exc.reason}, status_code=exc.status)
     if not isinstance(body, dict) or not isinstance(body.get("suggestion_id"), str) or not body["suggestion_id"].strip():
         return JSONResponse({"error": "suggestion_id is required"}, status_code=400)
     return body
