@@ -17,7 +17,7 @@ from starlette.routing import Route
 from orchestration.web import admin, live, suggestions
 from orchestration.web.boundary import Boundary
 from orchestration.web.config import WebConfig
-from orchestration.web.security import SecurityHeaders
+from orchestration.web.security import RememberToken, SecurityHeaders
 
 
 AREAS = (live, admin, suggestions)
@@ -48,7 +48,7 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     routes = [Route("/healthz", healthz)]
     for area in areas:
         routes += area.routes(config)
-    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config)], lifespan=lifespan,
+    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config), Middleware(RememberToken, token=config.token)], lifespan=lifespan,
                     max_body_size=config.body_max_bytes)
     app.state.config = config
     return app
