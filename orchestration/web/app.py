@@ -2,7 +2,9 @@
 
 Areas (each a module with `routes(config) -> list` and, when it keeps state, `lifespan(config)`):
 the live console (`orchestration.web.live`), the admin pages (`orchestration.web.admin`) and the
-sheet tuning suggestions (`orchestration.web.suggestions`).
+sheet tuning suggestions (`orchestration.web.suggestions`). What every request crosses first is the
+app's own: the security headers (`security`), the body limits (`bodies`), the Host and Origin checks
+(`boundary`) and the session cookie (`security.RememberToken`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def create_app(config: WebConfig | None = None) -> Starlette:
     routes = [Route("/healthz", healthz)]
     for area in areas:
         routes += area.routes(config)
-    app = ServedApp(routes=routes, middleware=[Middleware(Boundary, config=config), Middleware(RememberToken, token=config.token)], lifespan=lifespan,
-                    max_body_size=config.body_max_bytes)
+    # Every body is counted as it streams in (Starlette's limit; the upload route sets its own), then the
+    # Host/Origin boundary, then the session cookie for a page opened with ?token=.
+    middleware = [Middleware(Boundary, config=config), Middleware(RememberToken, token=config.token)]
+    app = ServedApp(routes=routes, middleware=middleware, lifespan=lifespan, max_body_size=config.body_max_bytes)
     app.state.config = config
     return app

@@ -50,7 +50,7 @@ async def ingest(ws: WebSocket) -> None:
     service = service_of(ws)
     config = service.config
     if not token_ok(ws, config.token):
-        await refuse(ws, "a valid token is required (Authorization: Bearer, X-Verdicts-Token or ?token=)")
+        await refuse(ws, "a valid token is required (Authorization: Bearer, X-Verdicts-Token, ?token= or the session cookie)")
         return
     sender = ws.query_params.get("sender")
     if sender is not None and not SENDER.fullmatch(sender):
@@ -113,7 +113,7 @@ async def windows(ws: WebSocket) -> None:
     service = service_of(ws)
     config = service.config
     if not token_ok(ws, config.token):
-        await refuse(ws, "a valid token is required (Authorization: Bearer, X-Verdicts-Token or ?token=)")
+        await refuse(ws, "a valid token is required (Authorization: Bearer, X-Verdicts-Token, ?token= or the session cookie)")
         return
     client = service.join()
     if client is None:
