@@ -146,3 +146,12 @@ def _chunked_upload(port: int, total: int) -> tuple[int, str]:
         except (TimeoutError, ConnectionResetError):
             pass
     return sent, answer.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+def test_a_json_post_without_a_length_is_counted_as_it_streams(client):
+    """Sent in chunks (no Content-Length), a body past 64 KiB is refused at the limit with the reason."""
+    for path in JSON_POSTS:
+        got = client.post(path, content=iter([b'{"msg_id": "', b"x" * 40_000, b"y" * 40_000, b'"}']),
+                          headers={"content-type": "application/json"})
+        assert "content-length" not in got.request.headers
+        assert got.status_code == 413 and "size limit" in got.json()["error"], (path, got.status_code, got.text)
