@@ -10,9 +10,9 @@ one token parameter at most.
   listed (`--allow-origin`); `Origin: null` (sandboxed frames, local files, some redirects) is refused
   unless `null` is listed. A request without Origin is not from a browser (browsers send it on
   sockets and on every such request) unless `Sec-Fetch-Site` says it is cross-site: then it is
-  refused too. Reading requests that a browser marks cross-site and that are not a navigation (an
-  image, a script, a fetch from another site's page) are refused as well: nothing here is meant to be
-  embedded elsewhere.
+  refused too. Reading requests that a browser marks cross-site or same-site (another port of the
+  same host) and that are not a navigation (an image, a script, a fetch from another page) are
+  refused as well unless their Origin is listed: nothing here is meant to be embedded elsewhere.
 - **Token parameter.** `?token=` given more than once is refused (400): which one counts would be up
   to whoever reads it.
 
@@ -70,8 +70,8 @@ class Boundary:
         if socket or conn.scope.get("method", "GET") not in SAFE_METHODS:
             return self._origin_refusal(conn, host)
         site, mode = conn.headers.get("sec-fetch-site"), conn.headers.get("sec-fetch-mode")
-        if site == "cross-site" and mode != "navigate":
-            return 403, "a cross-site request for a resource of this service: open its pages directly"
+        if site in ("cross-site", "same-site") and mode != "navigate" and origin_name(conn.headers.get("origin") or "") not in self.origins:
+            return 403, "a request from another site for a resource of this service: open its pages directly"
         return None
 
     def _origin_refusal(self, conn: HTTPConnection, host: str) -> tuple[int, str] | None:

@@ -83,7 +83,9 @@ def test_sockets_and_posts_from_another_origin_are_refused(client):
     # no Origin but a browser's cross-site marker; a cross-site sub-resource read
     assert client.post("/live/pickup", headers={"sec-fetch-site": "cross-site"}, json={"msg_id": "x"}).status_code == 403
     assert client.get("/admin", headers={"sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors"}).status_code == 403
+    assert client.get("/admin", headers={"sec-fetch-site": "same-site", "sec-fetch-mode": "no-cors"}).status_code == 403
     assert client.get("/admin", headers={"sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate"}).status_code == 200
+    assert client.get("/admin", headers={"sec-fetch-site": "same-origin", "sec-fetch-mode": "cors"}).status_code == 200
 
 
 def test_the_services_own_origin_and_listed_ones_pass(client, tmp_path):
