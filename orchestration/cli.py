@@ -22,7 +22,7 @@
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
     verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml] [--late-horizon S]
-                   [--summary template|openai]
+                   [--summary template|openai] [--allow-open] [--allow-host NAME ...] [--allow-origin ORIGIN ...]
     verdicts worker [--name NAME] [--concurrency N] [--pool prefork|solo]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -183,7 +183,16 @@ def _parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="the web front: live console and admin pages (loopback by default)")
     sv.add_argument("--input", type=Path, help="folder with character_sheet.jsonl and viewer_relation.jsonl (default: the sample)")
-    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only); another address needs a token "
+                    "(VERDICTS_LIVE_TOKEN) or --allow-open")
+    sv.add_argument("--allow-open", action="store_true",
+                    help="serve a non-loopback --host without a token: everyone who can reach it may use every page, action and socket")
+    sv.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="a host name (or address) requests may be addressed to besides loopback and --host; repeat for more "
+                         "(also VERDICTS_ALLOWED_HOSTS, comma-separated)")
+    sv.add_argument("--allow-origin", action="append", metavar="ORIGIN",
+                    help="a browser origin (scheme://host:port, or null) allowed on the sockets and on posts besides the service's own; "
+                         "repeat for more (also VERDICTS_ALLOWED_ORIGINS)")
     sv.add_argument("--port", type=int, default=8765)
     sv.add_argument("--tags", default="model", help="live_pick tagger for the live console: lexicon, kiwi, openai, gold, model (= kiwi, default)")
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")

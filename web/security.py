@@ -1,47 +1,89 @@
 """What every page and socket of the web front shares: the token check and the security headers.
 
 The token (`VERDICTS_LIVE_TOKEN`) may come as an `Authorization: Bearer …` header, an
-`X-Verdicts-Token` header or a `token` query parameter; comparison is constant-time.
+`X-Verdicts-Token` header, one `token` query parameter, or the session cookie: a page opened once
+with `?token=…` is answered with an HTTP-only, same-site-strict cookie (`RememberToken`) that every
+page, socket, fetch and link of the service then carries (`/live`, `/admin`, `/suggestions`, the
+sockets). The cookie holds an HMAC of the token, not the token; its name carries the port, so two
+services on one machine keep theirs apart. Comparison is constant-time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
-from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
 CSP_NONCE_KEY = "csp_nonce"
+COOKIE = "verdicts_session"
+
+
+def cookie_name(conn: HTTPConnection) -> str:
+    server = conn.scope.get("server") or (None, None)
+    return f"{COOKIE}_{server[1]}" if server[1] else COOKIE
+
+
+def session_value(token: str) -> str:
+    """What the cookie holds for a token: it proves the token was presented, without being it."""
+    return hmac.new(token.encode(), b"verdicts session", hashlib.sha256).hexdigest()
 
 
 def presented_token(conn: HTTPConnection) -> str | None:
+    """The token a client presents in a header or the query (None when there is none, or the query
+    gives it more than once)."""
     auth = conn.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
-    return conn.headers.get("x-verdicts-token") or conn.query_params.get("token")
+    if conn.headers.get("x-verdicts-token"):
+        return conn.headers["x-verdicts-token"]
+    given = conn.query_params.getlist("token")
+    return given[0] if len(given) == 1 else None
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
 
 
 def token_ok(conn: HTTPConnection, expected: str | None) -> bool:
-    """True when no token is configured, or the presented one matches it."""
+    """True when no token is configured, or the one presented (else the session cookie) matches it."""
     if not expected:
         return True
+    if len(conn.query_params.getlist("token")) > 1:
+        return False
     got = presented_token(conn)
-    return got is not None and hmac.compare_digest(got.encode(), expected.encode())
+    if got is not None:
+        return _same(got, expected)
+    cookie = conn.cookies.get(cookie_name(conn))
+    return cookie is not None and _same(cookie, session_value(expected))
 
 
-def origin_ok(conn: HTTPConnection, allowed: tuple[str, ...] = ()) -> bool:
-    """A browser's Origin must be this service (same host and port) or one allowed by name.
+class RememberToken:
+    """ASGI middleware: a GET that presents the right token as `?token=` is answered with the
+    session cookie (path `/`, HTTP-only, SameSite=Strict, ending with the browser session)."""
 
-    Clients that send no Origin (scripts, the replayer) are not browsers; the token guards them.
-    """
-    origin = conn.headers.get("origin")
-    if origin is None:
-        return True
-    if origin in allowed:
-        return True
-    host = conn.headers.get("host", "")
-    return urlsplit(origin).netloc == host and urlsplit(origin).scheme in ("http", "https")
+    def __init__(self, app, token: str | None):
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or not self.token or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        conn = HTTPConnection(scope)
+        given = conn.query_params.getlist("token")
+        if len(given) != 1 or not _same(given[0], self.token):
+            await self.app(scope, receive, send)
+            return
+        cookie = f"{cookie_name(conn)}={session_value(self.token)}; Path=/; HttpOnly; SameSite=Strict".encode()
+
+        async def send_with_cookie(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
 
 
 def content_security_policy(nonce: str) -> str:
@@ -57,7 +99,11 @@ def content_security_policy(nonce: str) -> str:
 
 class SecurityHeaders:
     """ASGI middleware: a fresh nonce per HTTP request (in `scope["state"]["csp_nonce"]`, for
-    templates that embed a script) and the CSP and related headers on every response."""
+    templates that embed a script) and the CSP and related headers on every response.
+
+    The referrer policy is `same-origin`: other sites are told nothing, and a form these pages post
+    carries its real Origin (under `no-referrer` a browser sends `Origin: null`, which the Origin
+    check refuses)."""
 
     def __init__(self, app):
         self.app = app
@@ -76,7 +122,7 @@ class SecurityHeaders:
                 extra = {
                     b"content-security-policy": content_security_policy(nonce).encode(),
                     b"x-content-type-options": b"nosniff",
-                    b"referrer-policy": b"no-referrer",
+                    b"referrer-policy": b"same-origin",
                     b"x-frame-options": b"DENY",
                 }
                 headers += [(k, v) for k, v in extra.items() if k not in names]

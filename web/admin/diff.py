@@ -16,7 +16,7 @@ from evals.diff import KIND_WORDS, diff_runs
 from evals.diff_render import pct, tally_text
 from web.admin.page import domain_crumbs, label_chip, page, ratio_cells, url
 from web.admin.pages import filled_report, load_run
-from web.admin.runs import RUN_KEY
+from web.admin.runs import valid_key
 
 SHOWN = 500
 
@@ -25,7 +25,7 @@ async def diff_page(request: Request) -> Response:
     domain = request.path_params["domain"]
     a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
     everything = request.query_params.get("view") == "all"
-    if not (RUN_KEY.match(a) and RUN_KEY.match(b)):
+    if not (valid_key(a) and valid_key(b)):
         raise HTTPException(400, "choose two runs: ?a=<run>&b=<run> (all, day-YYYY-MM-DD, up-<id>)")
     run_a, run_b = await asyncio.gather(load_run(request, domain, a), load_run(request, domain, b))
     spec = run_a.spec

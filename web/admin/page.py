@@ -1,13 +1,13 @@
 """What every admin page shares: access, the page shell, navigation, and escaping.
 
-Access: the live service's token (`VERDICTS_LIVE_TOKEN`) when one is set. A page opened with
-`?token=…` stores it in a same-site, HTTP-only cookie, so links and forms need not carry it.
+Access: the live service's token (`VERDICTS_LIVE_TOKEN`) when one is set, or the session cookie a
+page opened with `?token=…` is answered with (`web.security`), so links and forms
+need not carry it.
 Every text from logs or uploads goes through `e` (HTML-escaped, quotes included).
 """
 
 from __future__ import annotations
 
-import hmac
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -17,7 +17,6 @@ from evals.board import e
 from web.security import nonce_of, token_ok
 
 BASE = "/admin"
-COOKIE = "verdicts_token"
 DOMAIN_TITLES = {
     "persona": "캐릭터 설정을 벗어난 답변",
     "live_pick": "라이브 방송에서 답변할 질문 고르기",
@@ -27,22 +26,11 @@ DOMAIN_TITLES = {
 
 
 def allowed(request: Request) -> bool:
-    expected = request.app.state.config.token
-    if token_ok(request, expected):
-        return True
-    got = request.cookies.get(COOKIE)
-    return bool(expected and got and hmac.compare_digest(got.encode(), expected.encode()))
+    return token_ok(request, request.app.state.config.token)
 
 
 def refused() -> Response:
     return PlainTextResponse("token required (VERDICTS_LIVE_TOKEN): open the page with ?token=…", status_code=401)
-
-
-def remember_token(request: Request, response: Response) -> Response:
-    expected = request.app.state.config.token
-    if expected and request.query_params.get("token") == expected:
-        response.set_cookie(COOKIE, expected, httponly=True, samesite="strict", path=BASE)
-    return response
 
 
 def url(*parts: str, **query) -> str:
@@ -67,7 +55,7 @@ def page(request: Request, title: str, body: str, crumbs: list[tuple[str, str | 
             f"<title>{e(title)}</title><link rel='stylesheet' href='{BASE}/static/admin.css'>"
             f"<script src='{BASE}/static/admin.js' defer nonce='{e(nonce_of(request))}'></script></head>"
             f"<body class='admin'>{nav(crumbs)}<main class='page'><h1>{e(title)}</h1>{body}</main></body></html>")
-    return remember_token(request, HTMLResponse(html, status_code=status))
+    return HTMLResponse(html, status_code=status)
 
 
 def served_nav_css() -> str:

@@ -23,7 +23,7 @@ from evals import domains
 from assets.resources import decisions
 from web.admin import uploads
 from web.admin.page import (
-    DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, remember_token, url,
+    DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, url,
 )
 from web.admin.runs import Run, run_title
 from web.security import nonce_of
@@ -206,7 +206,7 @@ async def board_page(request: Request) -> Response:
     served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i))
     html = render_board(board, served)
     html = html.replace("</head>", f"<link rel='stylesheet' href='{url('static', 'admin.css')}'></head>", 1)
-    return remember_token(request, HTMLResponse(html))
+    return HTMLResponse(html)
 
 
 async def report_page(request: Request) -> Response:

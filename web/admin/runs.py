@@ -1,14 +1,18 @@
 """Runs the admin pages show: a domain's raw folder as a whole and per day, and every upload.
 
 A run is judged from its folder exactly as `verdicts judge` / `validate` / `board` do it (the
-same engine, gates and checks as the Dagster chain), then kept in memory until its files change.
-Run keys: `all` (the whole raw folder), `day-YYYY-MM-DD`, `up-<hex>` (an upload).
+same engine, gates and checks as the Dagster chain), then kept in memory until its files change,
+the least recently used first out when more than `run_cache_runs` runs or an estimated
+`run_cache_bytes` are held. Run keys: `all` (the whole raw folder), `day-YYYY-MM-DD` (ASCII digits,
+a real date, one the raw folder has lines on), `up-<hex>` (an upload).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -22,7 +26,34 @@ MAIN_DATASET = {"persona": ("turns", "created_at"), "live_pick": ("live_chat", "
                 "retry": ("interaction_events", "sent_at"), "handoff": ("chat_messages", "sent_at")}
 """The dataset whose timestamps split a domain's raw folder into days, as the Dagster partitions do."""
 
-RUN_KEY = re.compile(r"^(all|day-\d{4}-\d{2}-\d{2}|up-[0-9a-f]{32})$")
+RUN_KEY = re.compile(r"all|day-[0-9]{4}-[0-9]{2}-[0-9]{2}|up-[0-9a-f]{32}")
+"""The forms of a run key (whole string, ASCII only: `\\d` would take other scripts' digits)."""
+RUN_OVERHEAD_BYTES = 64 * 1024
+"""What a judged run holds besides its tables and rows (board, report, checks): about 60–90 KB on the
+sample's smallest days, measured with tracemalloc."""
+
+
+def valid_key(key: str) -> bool:
+    """A run key of one of the three forms, its day a real calendar date."""
+    if not isinstance(key, str) or not RUN_KEY.fullmatch(key):
+        return False
+    if key.startswith("day-"):
+        try:
+            dt.date.fromisoformat(key[4:])
+        except ValueError:
+            return False
+    return True
+
+
+def footprint(run: "Run") -> int:
+    """Bytes a judged run is taken to hold: its tables' own count (pandas, deep), twice its rows as
+    JSON, and the fixed part. Within about a third of what tracemalloc measured on the sample's runs."""
+    import orjson
+    import pandas as pd
+
+    tables = sum(int(t.memory_usage(deep=True).sum()) for t in run.tables.values() if isinstance(t, pd.DataFrame))
+    rows = len(orjson.dumps(run.rows, default=str, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS))
+    return tables + 2 * rows + RUN_OVERHEAD_BYTES
 STAGES = ("읽기와 게이트", "판정", "자동 검증", "리포트")
 
 
@@ -76,7 +107,9 @@ class Runs:
     def __init__(self, config: WebConfig):
         self.config = config
         self.uploads_root = Path(config.home) / "uploads"
-        self._cache: dict[tuple[str, str], tuple[tuple, Run]] = {}
+        self._cache: OrderedDict[tuple[str, str], tuple[tuple, Run, int]] = OrderedDict()
+        """(domain, key) → (the files' signature, the run, its footprint), least recently used first."""
+        self._held = 0
         self._days: dict[str, tuple[tuple, list[str]]] = {}
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
@@ -128,16 +161,39 @@ class Runs:
         return ["all", *[f"day-{d}" for d in self.days(domain)], *[f"up-{u}" for u in self.uploads(domain)]]
 
     def cached(self, domain: str, key: str) -> Run | None:
-        hit = self._cache.get((domain, key))
+        with self._guard:
+            hit = self._cache.get((domain, key))
         folder = self.folder_of(domain, key)
         if hit and folder.is_dir() and hit[0] == _signature(folder):
+            with self._guard:
+                if (domain, key) in self._cache:
+                    self._cache.move_to_end((domain, key))
             return hit[1]
         return None
 
+    def held(self) -> tuple[int, int]:
+        """(runs, estimated bytes) in memory."""
+        with self._guard:
+            return len(self._cache), self._held
+
+    def _keep(self, domain: str, key: str, sig: tuple, run: Run) -> None:
+        size = footprint(run)
+        with self._guard:
+            old = self._cache.pop((domain, key), None)
+            self._held -= old[2] if old else 0
+            self._cache[(domain, key)] = (sig, run, size)
+            self._held += size
+            while len(self._cache) > 1 and (len(self._cache) > self.config.run_cache_runs or self._held > self.config.run_cache_bytes):
+                _, (_, _, gone) = self._cache.popitem(last=False)
+                self._held -= gone
+
     def load(self, domain: str, key: str, progress: Callable[[str], None] = lambda stage: None) -> Run:
-        """The judged run (DatasetError when a file cannot be used); one computation at a time per run."""
-        if not RUN_KEY.match(key):
+        """The judged run (DatasetError when a file cannot be used); one computation at a time per run.
+        KeyError for a key that is not one (`valid_key`) or a day the raw folder has no line on."""
+        if not valid_key(key):
             raise KeyError(key)
+        if key.startswith("day-") and key[4:] not in self.days(domain):
+            raise KeyError(f"{key} (no line of the raw folder is on that day)")
         with self._guard:
             lock = self._locks.setdefault((domain, key), threading.Lock())
         with lock:
@@ -146,7 +202,7 @@ class Runs:
                 folder = self.folder_of(domain, key)
                 sig = _signature(folder) if folder.is_dir() else ()
                 run = self._judge(domain, key, folder, progress)
-                self._cache[(domain, key)] = (sig, run)
+                self._keep(domain, key, sig, run)
             return run
 
     def _judge(self, domain_name: str, key: str, folder: Path, progress) -> Run:

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from evals import augment
 from evals.board import e
+from web.bodies import too_large
 from web.admin.page import domain_crumbs, page, url
 from rules.common.atomic import atomic_open, write_text
 
@@ -78,6 +79,15 @@ def form(request: Request, domain: str, error: str = "") -> str:
             "<button type='submit'>올리고 판정하기</button></form></section>")
 
 
+MULTIPART_SLACK = 64 * 1024
+"""Room in an upload's body for the multipart boundaries and part headers around its files."""
+
+
+def body_limit(config) -> int:
+    """The most an upload's body may hold, counted while it streams in (chunked or not)."""
+    return config.upload_max_bytes + MULTIPART_SLACK
+
+
 def _refuse(request: Request, domain: str, message: str, status_code: int) -> Response:
     return page(request, f"{domain} 업로드를 받지 못했습니다", form(request, domain, e(message)),
                 domain_crumbs(domain, ("업로드", None)), status=status_code)
@@ -87,12 +97,15 @@ async def upload(request: Request) -> Response:
     state = request.app.state.admin
     config = request.app.state.config
     domain = request.path_params["domain"]
+    over = f"업로드가 {config.upload_max_bytes // (1024 * 1024)} MB를 넘습니다."
     length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > config.upload_max_bytes + 64 * 1024:
-        return _refuse(request, domain, f"업로드가 {config.upload_max_bytes // (1024 * 1024)} MB를 넘습니다.", 413)
-    try:
+    if length and length.isdigit() and int(length) > body_limit(config):
+        return _refuse(request, domain, over, 413)
+    try:  # the route's body limit counts the bytes as they stream in, Content-Length or not
         data = await request.form(max_files=20, max_fields=20, max_part_size=config.upload_max_bytes)
     except Exception as exc:  # noqa: BLE001 - a malformed multipart body is the sender's error
+        if too_large(exc):
+            return _refuse(request, domain, over, 413)
         return _refuse(request, domain, f"업로드를 읽지 못했습니다: {exc}", 400)
     try:
         return await _accept(request, state, config, domain, data)

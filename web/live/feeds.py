@@ -9,7 +9,8 @@ import time
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from web.security import origin_ok, token_ok
+from web.bodies import BodyError, json_body
+from web.security import token_ok
 
 COUNTS = ("received", "sent", "acknowledged", "quarantined", "duplicates", "reconnects", "skipped", "unpriced")
 TEXTS = ("feed", "platform", "channel", "character_id")
@@ -56,12 +57,10 @@ def receive(config):
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        if not origin_ok(request, config.allowed_origins):
-            return JSONResponse({"error": "origin not allowed"}, status_code=403)
         try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "expected a JSON body"}, status_code=400)
+            body = await json_body(request)
+        except BodyError as exc:
+            return JSONResponse({"error": exc.reason}, status_code=exc.status)
         report = report_of(body)
         if isinstance(report, str):
             return JSONResponse({"error": report}, status_code=400)

@@ -13,9 +13,10 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from web.bodies import BodyError, json_body
 from web.live import feeds
 from web.pages import head, static_files
-from web.security import origin_ok, token_ok
+from web.security import token_ok
 
 STATIC = Path(__file__).with_name("static")
 
@@ -65,12 +66,10 @@ def pick_up(config):
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        if not origin_ok(request, config.allowed_origins):
-            return JSONResponse({"error": "origin not allowed"}, status_code=403)
         try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "expected a JSON body {\"msg_id\": ...}"}, status_code=400)
+            body = await json_body(request)
+        except BodyError as exc:
+            return JSONResponse({"error": f"expected a JSON body {{\"msg_id\": ...}}: {exc.reason}"}, status_code=exc.status)
         msg_id = body.get("msg_id") if isinstance(body, dict) else None
         if not isinstance(msg_id, str) or not msg_id:
             return JSONResponse({"error": "msg_id is required"}, status_code=400)

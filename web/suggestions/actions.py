@@ -2,44 +2,33 @@
 
 Cross-site requests are refused three ways: the body must be `application/json` (a form on
 another site cannot send that without a CORS preflight, which is never answered), a browser's
-`Origin` must be this service, and the token is checked when one is configured.
+`Origin` must be this service (`web.boundary`, for every state-changing request), and
+the token is checked when one is configured.
 """
 
 from __future__ import annotations
 
 import time
-from urllib.parse import urlsplit
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from live import sheets
+from web.bodies import BodyError, json_body
 from web.security import token_ok
 
 STATUS_OF = {"unknown": 404, "stale": 409, "rejected": 409, "applied": 409, "no_reason": 400}
 
 
-def same_origin(request: Request) -> bool:
-    """No Origin (a script, not a browser) or this very host and port."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and parts.netloc == request.headers.get("host", "")
-
-
 async def _body(request: Request, config) -> dict | JSONResponse:
     if not token_ok(request, config.token):
         return JSONResponse({"error": "a valid token is required"}, status_code=403)
-    if not same_origin(request):
-        return JSONResponse({"error": "origin not allowed"}, status_code=403)
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         return JSONResponse({"error": "send application/json"}, status_code=415)
     try:
-        body = await request.json()
-    except ValueError:
-        return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        body = await json_body(request)
+    except BodyError as exc:
+        return JSONResponse({"error": exc.reason}, status_code=exc.status)
     if not isinstance(body, dict) or not isinstance(body.get("suggestion_id"), str) or not body["suggestion_id"].strip():
         return JSONResponse({"error": "suggestion_id is required"}, status_code=400)
     return body

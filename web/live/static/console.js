@@ -15,7 +15,13 @@
   const CHAT_KEEP = 200;
   const WINDOWS_KEEP = 120;
   const params = new URLSearchParams(location.search);
-  const token = params.get("token");
+  // The token came once in the address (?token=); the service answered with a session cookie, which
+  // every socket, fetch and link of this page carries. It is taken out of the address bar so that it
+  // is not left on screen, in history or in a bookmark.
+  if (params.has("token")) {
+    params.delete("token");
+    history.replaceState(null, "", location.pathname + (params.toString() ? `?${params}` : "") + location.hash);
+  }
   const windows = new Map();   // "character_id/window_start" → article
   const bodies = new Map();    // msg_id → chat body (for cards)
   const picked = new Map();    // msg_id → pickup frame
@@ -72,7 +78,6 @@
     } else if (lastKey) {
       u.searchParams.set("after", lastKey);
     }
-    if (token) u.searchParams.set("token", token);
     return u.toString();
   }
   function askAgain(why) {
@@ -309,7 +314,6 @@
   async function pickUp(msgId, button) {
     button.disabled = true;
     const headers = { "content-type": "application/json" };
-    if (token) headers["x-verdicts-token"] = token;
     try {
       const res = await fetch("/live/pickup", { method: "POST", headers, body: JSON.stringify({ msg_id: msgId }) });
       const out = await res.json();
@@ -375,9 +379,8 @@
     }
   }
   async function pollFeeds() {
-    const headers = token ? { "x-verdicts-token": token } : {};
     try {
-      const res = await fetch("/live/status", { headers });
+      const res = await fetch("/live/status");
       if (res.ok) {
         const st = await res.json();
         showFeeds(st.feeds || [], st.broadcasts || {});

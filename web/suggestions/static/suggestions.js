@@ -1,9 +1,14 @@
 // Apply (after a confirmation) or reject (with a reason) a sheet tuning suggestion.
-// JSON POSTs with the page's token; the page reloads to show the new state.
+// JSON POSTs carrying the session cookie the service set when the page was opened with ?token=;
+// the page reloads to show the new state.
 "use strict";
 
 (function () {
-  const token = new URLSearchParams(window.location.search).get("token");
+  const query = new URLSearchParams(window.location.search);
+  if (query.has("token")) {  // the cookie carries it from here on: not left in the address bar
+    query.delete("token");
+    history.replaceState(null, "", window.location.pathname + (query.toString() ? "?" + query : "") + window.location.hash);
+  }
   const flash = document.getElementById("flash");
   const operator = document.getElementById("operator");
   // Who applies or rejects is recorded with the decision; the name is kept in this browser.
@@ -26,7 +31,6 @@
 
   async function post(path, body) {
     const headers = { "Content-Type": "application/json" };
-    if (token) headers["X-Verdicts-Token"] = token;
     const response = await fetch(path, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin" });
     let data = {};
     try { data = await response.json(); } catch (e) { data = { error: "no answer from the service" }; }
