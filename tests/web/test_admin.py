@@ -16,8 +16,8 @@ from evals.trace import cited_rows, transcript
 from evals import domains
 from assets.resources import decisions
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.cli.helpers import run
 from tests.conftest import SEEDS
 
@@ -102,7 +102,7 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("WAREHOUSE_URL", url)
     config = WebConfig(home=tmp_path, warehouse_url=url, raw_dir=SEEDS, token="s3cret", upload_max_bytes=300_000, upload_max_rows=500,
                        admin_warm=False)
-    with TestClient(create_app(config)) as c:
+    with TestClient(create_app(config), base_url="http://127.0.0.1:8765") as c:
         yield c
 
 

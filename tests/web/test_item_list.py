@@ -13,9 +13,9 @@ from starlette.testclient import TestClient
 
 from assets.resources.warehouse import WarehouseResource
 from evals import domains
-from orchestration.web.admin.item_list import PAGE_SIZE, ItemQuery, memory_page, stored_page
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.admin.item_list import PAGE_SIZE, ItemQuery, memory_page, stored_page
+from web.app import create_app
+from web.config import WebConfig
 from schemas import column_kinds
 
 DAY = "2026-09-08"

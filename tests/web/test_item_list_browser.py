@@ -19,7 +19,7 @@ import pytest
 
 from assets.resources.warehouse import WarehouseResource
 from evals import domains
-from orchestration.web.admin.item_list import PAGE_SIZE
+from web.admin.item_list import PAGE_SIZE
 from schemas import column_kinds
 from tests.conftest import ROOT
 from tests.web.test_admin_browser import ARTEFACTS, CHROMIUM, _free_port

@@ -1,0 +1,98 @@
+"""The operator's console page (`/live`), its static script and style, the pick-up action and
+the service's status (`/live/status`).
+
+The page is a shell: everything it shows arrives over `/ws/windows` and is written into the
+DOM as text by `static/console.js` (never as HTML), under the app's Content-Security-Policy.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
+
+from web.bodies import BodyError, json_body
+from web.live import feeds
+from web.pages import head, static_files
+from web.security import token_ok
+
+STATIC = Path(__file__).with_name("static")
+
+PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", "/live/static/console.js") + """<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}">
+<header>
+  <h1>라이브 선별 콘솔</h1>
+  <span id="status" class="status">연결 중…</span>
+  <span id="totals" class="totals"></span>
+  <a class="totals" href="/suggestions">설정표 조정 제안 →</a>
+</header>
+<section id="feeds" class="feeds" hidden></section>
+<main>
+  <section class="flow">
+    <h2>채팅 흐름</h2>
+    <div id="open" class="open-windows"></div>
+    <ol id="chat" class="chat"></ol>
+    <section id="panel-box" class="panel" hidden>
+      <h2>구간 밖에서 격리된 줄 <small>(캐릭터 설정표가 없거나, 구간을 알 수 없거나, 시각이 범위를 벗어난 줄)</small></h2>
+      <ol id="panel"></ol>
+    </section>
+  </section>
+  <section class="windows">
+    <h2>닫힌 구간 <small>(30초마다 답변할 질문 세 개 · 나머지는 사유별)</small></h2>
+    <div id="windows"></div>
+  </section>
+</main>
+<footer>판정은 규칙이 정하고 순위는 참고 자리입니다. 최종 선택은 운영자가 합니다. 태그: {tags}</footer>
+</body>
+</html>
+"""
+
+
+def page(config, window_seconds: int):
+    async def live_page(request: Request):
+        if not token_ok(request, config.token):
+            return PlainTextResponse("a valid token is required: open /live?token=…", status_code=403)
+        text = PAGE.format(window_seconds=window_seconds, grace_ms=int(config.grace_ms), tags=html.escape(config.tags))
+        return HTMLResponse(text)
+
+    return live_page
+
+
+static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8"})
+
+
+def pick_up(config):
+    async def endpoint(request: Request):
+        if not token_ok(request, config.token):
+            return JSONResponse({"error": "a valid token is required"}, status_code=403)
+        try:
+            body = await json_body(request)
+        except BodyError as exc:
+            return JSONResponse({"error": f"expected a JSON body {{\"msg_id\": ...}}: {exc.reason}"}, status_code=exc.status)
+        msg_id = body.get("msg_id") if isinstance(body, dict) else None
+        if not isinstance(msg_id, str) or not msg_id:
+            return JSONResponse({"error": "msg_id is required"}, status_code=400)
+        done = await request.app.state.live.pick_up(msg_id, body.get("by") if isinstance(body.get("by"), str) else None)
+        if done is None:
+            return JSONResponse({"error": f"no judged line {msg_id}"}, status_code=404)
+        if "error" in done:
+            return JSONResponse(done, status_code=409)
+        return JSONResponse(done)
+
+    return endpoint
+
+
+def status(config):
+    """The store's figures (`LiveService.tally`: received = judged + quarantined + duplicates + late +
+    pending, in total, per character and per character's current broadcast), what this run of the
+    service did since it started, its open windows, the newest frame number of its epoch, and its
+    judging helper: `ready`, `starting`, `off` (one core, or turned off) or `failed` (its windows are
+    judged in the service). The chat feeds' latest counts are under `feeds`
+    (`web.live.feeds`)."""
+    async def endpoint(request: Request):
+        if not token_ok(request, config.token):
+            return JSONResponse({"error": "a valid token is required"}, status_code=403)
+        return JSONResponse({**await request.app.state.live.status(), "feeds": feeds.snapshot(request.app)})
+
+    return endpoint
