@@ -43,7 +43,7 @@ def stored(tmp_path_factory):
 def client(stored):
     root, warehouse, _ = stored
     config = WebConfig(home=root, warehouse_url=warehouse.url, raw_dir=root / "raw", token=None, admin_warm=False, judge_helper=False)
-    with TestClient(create_app(config)) as c:
+    with TestClient(create_app(config), base_url="http://127.0.0.1:8765") as c:
         yield c
 
 
@@ -106,7 +106,7 @@ def test_a_cut_board_links_the_list_that_holds_the_rest(tmp_path, monkeypatch):
     monkeypatch.setattr(board, "MAX_PER_WINDOW_REASON", 1)
     config = WebConfig(home=tmp_path, warehouse_url=f"sqlite:///{tmp_path / 'wh.sqlite'}", raw_dir=SEEDS, token=None,
                        admin_warm=False, judge_helper=False)
-    with TestClient(create_app(config)) as c:
+    with TestClient(create_app(config), base_url="http://127.0.0.1:8765") as c:
         page = c.get("/admin/live_pick/runs/all/board").text
         assert "요약 화면" in page
         links = re.findall(r"전체는 <a href='(/admin/live_pick/runs/all/items\?[^']*)'>", page)
