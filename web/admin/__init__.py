@@ -2,7 +2,7 @@
 
 Pages live under `/admin`; `routes(config)` lists them and `lifespan` holds the worker that
 judges uploads in the background. Modules: `runs` (judged runs), `pages` (index, domain page,
-board, report), `item` (an item with its sources and transcript), `uploads`, `review` (manual
+board, report), `item` (an item with its sources and transcript), `item_list` (a run's items page by page), `uploads`, `review` (manual
 checks), `diff` (two runs), `page` (access and the page shell); CSS and script in `static/`.
 """
 
@@ -118,7 +118,7 @@ async def _static(request: Request) -> Response:
 
 
 def routes(config: WebConfig) -> list:
-    from web.admin import diff, item, pages, review, uploads
+    from web.admin import diff, item, item_list, pages, review, uploads
 
     g = _guarded
     return [
@@ -132,6 +132,7 @@ def routes(config: WebConfig) -> list:
         Route("/admin/{domain}/diff", g(diff.diff_page)),
         Route("/admin/{domain}/runs/{run}/board", g(pages.board_page)),
         Route("/admin/{domain}/runs/{run}/report", g(pages.report_page)),
+        Route("/admin/{domain}/runs/{run}/items", g(item_list.items_page)),
         Route("/admin/{domain}/runs/{run}/items/{item}", g(item.item_page)),
         Route("/admin/{domain}/runs/{run}/review/{check}", g(review.review_page)),
         Route("/admin/{domain}/runs/{run}/review/{check}", g(review.decide), methods=["POST"]),

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from evals import augment
-from evals.board import Served, e, render_board
+from evals.board import Rest, Served, e, render_board
 from evals.manual_checks import checks_of, fill_decisions, item_review
 from evals.fidelity import basis_of
 from evals.next_steps import next_steps
@@ -171,7 +171,7 @@ async def seed_file(request: Request) -> Response:
 
 
 def run_links(run: Run, here: str) -> str:
-    links = [("board", "보드"), ("report", "리포트")]
+    links = [("board", "보드"), ("items", "판정 목록"), ("report", "리포트")]
     out = [f"<a href='{e(url(run.domain, 'runs', run.key, k))}'{' aria-current=page' if k == here else ''}>{t}</a>" for k, t in links]
     return " · ".join(out)
 
@@ -203,7 +203,8 @@ async def board_page(request: Request) -> Response:
         queue = [{**r, **item_review(stored.get(r["turn_no"], {}))} for r in board.review[0]]
         board.review = (queue, *board.review[1:])
     bar = (nav(_crumbs(run, "board")) + f"<div class='admin-bar'>{run_links(run, 'board')}{other_runs(request, run, 'board')}</div>")
-    served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i))
+    served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i),
+                    rest=Rest(url(domain, "runs", key, "items")))
     html = render_board(board, served)
     html = html.replace("</head>", f"<link rel='stylesheet' href='{url('static', 'admin.css')}'></head>", 1)
     return HTMLResponse(html)
