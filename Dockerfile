@@ -7,6 +7,8 @@ WORKDIR /opt/chat-verdicts
 
 COPY pyproject.toml requirements.lock README.md ./
 COPY orchestration ./orchestration
+COPY web ./web
+COPY live ./live
 COPY assets ./assets
 COPY rules ./rules
 COPY schemas ./schemas

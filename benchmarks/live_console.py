@@ -49,9 +49,9 @@ sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
 from benchmarks import live_latency  # noqa: E402
-from orchestration.live import store  # noqa: E402
-from orchestration.live.replay import replay  # noqa: E402
-from orchestration.live.windows_client import WindowsClient  # noqa: E402
+from live import store  # noqa: E402
+from live.replay import replay  # noqa: E402
+from live.windows_client import WindowsClient  # noqa: E402
 from rules.live_pick.config import load_config  # noqa: E402
 
 CHARACTERS = ("CH-0007", "CH-0008", "CH-0011", "CH-0012", "CH-0015", "CH-0107", "CH-0108")

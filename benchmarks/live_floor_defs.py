@@ -4,9 +4,9 @@ nothing, only records when each window's run got to store (so its latency is pur
 
 from dagster import DefaultSensorStatus, Definitions, OpExecutionContext, SensorEvaluationContext, in_process_executor, job, op, sensor
 
-from orchestration.live import clock, store
-from orchestration.live.jobs import WindowsConfig, parse_key, window_requests
-from orchestration.live.settings import live_settings
+from live import clock, store
+from orchestration.live_jobs import WindowsConfig, parse_key, window_requests
+from live.settings import live_settings
 from assets.resources.warehouse import WarehouseResource
 from rules.common import environment
 from rules.common import timestamps

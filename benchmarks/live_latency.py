@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 BIN = Path(sys.executable).parent
 
-from orchestration.live import store  # noqa: E402
-from orchestration.live.replay import replay  # noqa: E402
+from live import store  # noqa: E402
+from live.replay import replay  # noqa: E402
 from rules.live_pick.config import load_config  # noqa: E402
 
 INSTANCE = """

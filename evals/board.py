@@ -13,9 +13,7 @@ script are inline) and its script only opens, closes and filters what is already
 from __future__ import annotations
 
 import contextvars
-import html
 import json
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -27,13 +25,16 @@ from evals.manual_checks import checks_of, reviewer_lines
 from evals.pins import pins_text
 from evals.render import EMPTY_NOTICE, NO_MANUAL, script_json
 from evals.report import PERSON, Report, by_step, label, values_text
+from evals.board_markdown import inline_md, markdown_html, md_table_rows  # noqa: F401 - the boards' Markdown, imported from here
+from evals.board_limits import (  # noqa: F401 - the boards import the limits from here
+    MAX_ITEMS_PER_GROUP, MAX_PER_WINDOW_REASON, MAX_WINDOWS, QUARANTINE_TABLE, REPORT_FILE, REST, Rest, cut_notice, e, overflow_note,
+)
 
 _ITEM_HREF: contextvars.ContextVar[Callable[[str], str] | None] = contextvars.ContextVar("item_href", default=None)
 """Set while a served page renders: every row links to its item page."""
+_SHOWN: contextvars.ContextVar[list | None] = contextvars.ContextVar("shown", default=None)
+"""Set while the layout is only traced: the rows the page would show, in place of their markup."""
 
-MAX_ITEMS_PER_GROUP = 500
-"""Rows shown per verdict group, live window or quarantine table; the rest are counted, and the tables have them all."""
-MAX_WINDOWS = 200
 GROUP_OPEN_LIMIT = 50
 """A verdict group with more rows than this starts closed (its count stays in view)."""
 RAW_PREVIEW = 160
@@ -59,6 +60,11 @@ class Board:
     """persona: (review queue rows, candidate count, sample size) for the manual check."""
     latency: Mapping[tuple[str, str], float] = field(default_factory=dict)
     """live_pick: seconds from a window's close to its verdicts stored, by (character_id, window_start)."""
+    rest: Rest | None = None
+    """Where the rows the page leaves off are listed (the admin pages' item list of this run)."""
+    evidence: Callable[[list[dict]], None] | None = None
+    """Set when the rows came without their evidence (a large day read from the warehouse): fills in
+    place the evidence of the rows given, which are those the page shows."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,8 @@ class Served:
     """Trusted markup placed above the header."""
     item_href: Callable[[str], str] | None = None
     """Item id → URL of its detail page."""
+    rest: Rest | None = None
+    """The run's item list on the admin pages (replaces the board's own)."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +115,6 @@ class BoardSpec:
     """The items take the page's whole width (a column board) and the side panel follows below them."""
 
 
-def e(value) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def value_html(v) -> str:
     """A JSON value as a cell: null and empty strings are marked so they are not mistaken for blanks."""
     if v is None:
@@ -128,6 +132,10 @@ def value_html(v) -> str:
 
 
 def item_html(spec: BoardSpec, row: dict, n: int, order: tuple[str, ...], href: Callable[[str], str] | None = None) -> str:
+    shown = _SHOWN.get()
+    if shown is not None:
+        shown.append(row)
+        return ""
     verdict = label(row.get(spec.verdict_key))
     rid = row.get(spec.id_field)
     second = row.get(spec.second_id) if spec.second_id else None
@@ -186,7 +194,7 @@ def default_items(spec: BoardSpec, board: Board) -> str:
         out.append(f"<details class='group' id='g-{i}' data-group-verdict='{e(verdict)}'{is_open}>"
                    f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
         out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
         out.append("</details>")
     return "".join(out)
 
@@ -201,16 +209,10 @@ def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
         out.append(f"<details class='group column' id='g-{i}' data-group-verdict='{e(verdict)}' open>"
                    f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
         out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP) if members else "<p class='empty'>없음</p>")
+        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
         out.append("</details>")
     out.append(extra + "</div>")
     return "".join(out)
-
-
-def overflow_note(hidden: int) -> str:
-    if hidden <= 0:
-        return ""
-    return f"<p class='more'>표시 한도를 넘은 {hidden}건은 이 화면에 싣지 않았습니다. 전체는 판정 표에 있습니다.</p>"
 
 
 def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
@@ -223,11 +225,26 @@ def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
 
 def render_board(board: Board, served: Served | None = None) -> str:
     """The page; `served` set: for the web front (nonce, navigation, item links) instead of a file."""
+    if board.evidence is not None:
+        board.evidence(shown_rows(board))
     token = _ITEM_HREF.set(served.item_href if served else None)
+    rest = REST.set(served.rest if served and served.rest else board.rest)
     try:
         return _render_board(board, served)
     finally:
+        REST.reset(rest)
         _ITEM_HREF.reset(token)
+
+
+def shown_rows(board: Board) -> list[dict]:
+    """The rows the page shows (its layout traced without markup)."""
+    shown: list[dict] = []
+    token = _SHOWN.set(shown)
+    try:
+        (board.spec.items or default_items)(board.spec, board)
+    finally:
+        _SHOWN.reset(token)
+    return shown
 
 
 def _render_board(board: Board, served: Served | None) -> str:
@@ -256,6 +273,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         "excluded": len(report.excluded), "self_score": report.has_golden,
     }
     items = (spec.items or default_items)(spec, board)
+    sample += cut_notice(len(board.rows), items.count("<details class='item' "))
     nonce = f" nonce='{e(served.nonce)}'" if served else ""
     anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
     css, script = _asset("board.css"), _asset("board.js")
@@ -324,8 +342,8 @@ def _self_score(report: Report, anchors: Mapping[str, int]) -> str:
     wrong = "".join(
         f"<h4>{e(step)} <span class='n'>{len(cases)}건</span></h4><ul class='wrong'>"
         + "".join(f"<li>{case_id(w.id)} 정답 {e(w.gold)} → 판정 {e(w.predicted)}"
-                  + (f"<div class='def'>{e(values_text(w.values))}</div>" if w.values else "") + "</li>" for w in cases)
-        + "</ul>" for step, cases in by_step(report.wrong_cases).items())
+                  + (f"<div class='def'>{e(values_text(w.values))}</div>" if w.values else "") + "</li>" for w in cases[:MAX_ITEMS_PER_GROUP])
+        + "</ul>" + overflow_note(len(cases) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE) for step, cases in by_step(report.wrong_cases).items())
     return (head + "<table class='metrics'><thead><tr><th>지표</th><th>값</th><th>상태 · 기준</th></tr></thead>"
             f"<tbody>{rows}</tbody></table><p>Cohen's kappa {'—' if kappa is None else f'{kappa:.3f}'}</p>"
             f"<h3>틀린 사례 {len(report.wrong_cases)}건</h3>" + (wrong or "<p>없습니다.</p>")
@@ -387,7 +405,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
             line = r.get("line")
             out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
                        f"<td>{_reason_label(r.get('reason_code'))}<code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
-        out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP, elsewhere=QUARANTINE_TABLE))
     elif report.quarantine is not None:
         out.append("<p class='empty'>격리된 행이 없습니다.</p>")
     out.append(f"<h3>{e(spec.excluded_heading)} <span class='n'>{len(report.excluded)}건</span></h3>")
@@ -398,7 +416,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
         out.append("<table class='excluded'><thead><tr><th>id</th><th>코드</th><th>사유</th></tr></thead><tbody>")
         out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td><code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
                 for x in report.excluded[:MAX_ITEMS_PER_GROUP]]
-        out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP))
+        out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE))
     else:
         out.append("<p class='empty'>없음</p>")
     out.append("</section>")
@@ -422,52 +440,6 @@ def _appendix(spec: BoardSpec, report: Report) -> str:
     if not shown:
         return ""
     return "".join(f"<section class='appendix'><h2>{e(h)}</h2>{markdown_html(b)}</section>" for h, b in shown)
-
-
-# -- Markdown sections of a report ---------------------------------------------------------------
-
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-
-
-def inline_md(text: str) -> str:
-    # Report Markdown escapes angle brackets already: undo, then escape once for HTML.
-    out = html.escape(html.unescape(text.replace("\\|", "|")), quote=True)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-
-
-def md_table_rows(block: str) -> list[list[str]]:
-    """The cells of a Markdown table (header first, separator dropped), still in Markdown."""
-    rows = []
-    for line in block.strip().splitlines():
-        cells = [c.strip() for c in _CELL_SPLIT.split(line.strip().strip("|"))]
-        if all(c and set(c) <= set("-:") for c in cells):
-            continue
-        rows.append(cells)
-    return rows
-
-
-def markdown_html(md: str) -> str:
-    """The Markdown the reports write (tables, bullet lists, headings, paragraphs) as HTML."""
-    out = []
-    for block in re.split(r"\n\s*\n", md.strip()):
-        lines = block.strip().splitlines()
-        if not lines:
-            continue
-        if all(x.lstrip().startswith("|") for x in lines):
-            rows = md_table_rows(block)
-            head, body = rows[0], rows[1:]
-            out.append("<table><thead><tr>" + "".join(f"<th>{inline_md(c)}</th>" for c in head) + "</tr></thead><tbody>"
-                       + "".join("<tr>" + "".join(f"<td>{inline_md(c)}</td>" for c in r) + "</tr>" for r in body) + "</tbody></table>")
-        elif all(x.lstrip().startswith("- ") for x in lines):
-            out.append("<ul>" + "".join(f"<li>{inline_md(x.lstrip()[2:])}</li>" for x in lines) + "</ul>")
-        elif lines[0].startswith("#"):
-            out.append(f"<h3>{inline_md(lines[0].lstrip('#').strip())}</h3>")
-            if lines[1:]:
-                out.append(markdown_html("\n".join(lines[1:])))
-        else:
-            out.append(f"<p>{inline_md(' '.join(lines))}</p>")
-    return "".join(out)
 
 
 def board_from_dir(domain, input_dir: Path, golden: list[dict] | None = None, *, sample: bool = False,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rules.common.environment import PROJECT_ROOT
 
-CODE_DIRS = ("rules", "evals", "schemas", "assets", "orchestration")
+CODE_DIRS = ("rules", "evals", "schemas", "assets", "live", "web", "orchestration")
 """The source whose changes make a run's code differ from its commit."""
 
 

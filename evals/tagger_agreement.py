@@ -98,7 +98,7 @@ def measure_dir(domain, input_dir, taggers: list[str] | None = None) -> dict[str
 
 
 def metrics(a: TaggerAgreement, tagger: str) -> list[Metric]:
-    rests = f"{tagger} 태거 · 합성 태그"
+    rests = f"{tagger} 태거 · 합성 태그 · 샘플 (어휘를 쓸 때 본 줄)"
     return [
         record_metric(f"태거 태그 정확 일치 ({tagger})", "태거 태그 집합이 정답 topic_tags와 같은 줄 / 판정한 줄", a.exact, rests),
         record_metric(f"태거 태그 정밀도 ({tagger})", "정답에도 있는 (줄, 태그) / 태거가 단 (줄, 태그)", a.precision, rests),
@@ -127,7 +127,7 @@ def section(results: dict[str, TaggerAgreement]) -> tuple[str, str]:
                 ["msg_id", "정답 태그", "태거 태그", "정답 태그 판정", "태거 태그 판정"],
                 [[c["id"], ", ".join(c["gold_tags"]) or "—", ", ".join(c["model_tags"]) or "—", c["gold_verdict"], c["model_verdict"] or "—"]
                  for c in a.changed])]
-    return "태거 일치 (본문 태거 vs 정답 topic_tags)", "\n".join(body)
+    return "태거 일치 (본문 태거 vs 정답 topic_tags, 샘플: 어휘를 쓸 때 본 줄)", "\n".join(body)
 
 
 def add_to_report(report: Report, results: dict[str, TaggerAgreement]) -> Report:

@@ -10,6 +10,7 @@
                    [--reviewer NAME] [--export DECISIONS.{csv,json}]
     verdicts board DOMAIN [--input DIR] [--golden GOLD.jsonl] [--live] --out BOARD.html
     verdicts replay FILE (--rate LINES_PER_SEC | --speed X) [--shift-to-now] [--to ws://HOST:PORT/ws/ingest]
+    verdicts replay FILE --to ws://HOST:PORT/ws/ingest --pace original [--speed X]
     verdicts listen chzzk|youtube|twitch CHANNEL --character CH-… [--to ws://HOST:PORT/ws/ingest] [--credentials FILE]
                    [--rates RATES.yaml]
     verdicts live-close CHARACTER_ID
@@ -22,7 +23,7 @@
     verdicts demo [--dagster-home DIR]
     verdicts generate DOMAIN --rows N [--seed S] --out DIR
     verdicts serve [--input DIR] [--host 127.0.0.1] [--port 8765] [--tags NAME] [--grace-ms 200] [--config RULES.yaml] [--late-horizon S]
-                   [--summary template|openai]
+                   [--summary template|openai] [--allow-open] [--allow-host NAME ...] [--allow-origin ORIGIN ...]
     verdicts worker [--name NAME] [--concurrency N] [--pool prefork|solo]
 
 Exit codes: 0 success (rows may have been quarantined), 1 a check failed, 2 unusable input.
@@ -126,9 +127,11 @@ def _parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("replay", help="feed a recorded live_chat.jsonl into the live landing table")
     rp.add_argument("file", type=Path)
-    pace = rp.add_mutually_exclusive_group(required=True)
-    pace.add_argument("--rate", type=float, help="lines per second")
-    pace.add_argument("--speed", type=float, help="the recording's own pace, X times faster")
+    rp.add_argument("--rate", type=float, help="lines per second")
+    rp.add_argument("--speed", type=float, help="the recording's own pace, X times faster")
+    rp.add_argument("--pace", choices=("original",), help="original: as it happened — the recorded spacing (sped up by --speed X) "
+                                                         "and the recorded sent_at, judged in the recording's own time by a "
+                                                         "service started with `--clock event` (needs --to)")
     rp.add_argument("--shift-to-now", action="store_true", help="re-time sent_at to when each line is sent")
     rp.add_argument("--to", help="the live service's ingest socket, e.g. ws://127.0.0.1:8765/ws/ingest "
                                  "(default: append to the landing table); the token comes from VERDICTS_LIVE_TOKEN")
@@ -141,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     li.add_argument("--to", default="ws://127.0.0.1:8765/ws/ingest",
                     help="the live service's ingest socket (default ws://127.0.0.1:8765/ws/ingest); the token comes from VERDICTS_LIVE_TOKEN")
     li.add_argument("--credentials", type=Path, help="KEY=VALUE file of the platform's credentials (the environment wins); see docs/feeds.md")
-    li.add_argument("--rates", type=Path, help="donation rate table (default: orchestration/live/feeds/donation_rates.yaml)")
+    li.add_argument("--rates", type=Path, help="donation rate table (default: live/feeds/donation_rates.yaml)")
     li.add_argument("--endpoint", help="send the platform client's requests to this address instead (a local stand-in, as the tests do)")
     li.set_defaults(func=live.cmd_listen)
 
@@ -185,10 +188,22 @@ def _parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="the web front: live console and admin pages (loopback by default)")
     sv.add_argument("--input", type=Path, help="folder with character_sheet.jsonl and viewer_relation.jsonl (default: the sample)")
-    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only); another address needs a token "
+                    "(VERDICTS_LIVE_TOKEN) or --allow-open")
+    sv.add_argument("--allow-open", action="store_true",
+                    help="serve a non-loopback --host without a token: everyone who can reach it may use every page, action and socket")
+    sv.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="a host name (or address) requests may be addressed to besides loopback and --host; repeat for more "
+                         "(also VERDICTS_ALLOWED_HOSTS, comma-separated)")
+    sv.add_argument("--allow-origin", action="append", metavar="ORIGIN",
+                    help="a browser origin (scheme://host:port, or null) allowed on the sockets and on posts besides the service's own; "
+                         "repeat for more (also VERDICTS_ALLOWED_ORIGINS)")
     sv.add_argument("--port", type=int, default=8765)
     sv.add_argument("--tags", default="model", help="live_pick tagger for the live console: lexicon, kiwi, openai, gold, model (= kiwi, default)")
     sv.add_argument("--grace-ms", type=int, default=200, help="wait this long after a window ends before judging it")
+    sv.add_argument("--clock", choices=("wall", "event"), default=os.environ.get("VERDICTS_LIVE_CLOCK", "wall"),
+                    help="when windows close: wall (default) or event, the recording's own time (for `verdicts replay --pace original`; "
+                         "default: VERDICTS_LIVE_CLOCK)")
     sv.add_argument("--summary", help="live_pick summary writer: template or openai (default: VERDICTS_LIVE_SUMMARY, else template)")
     sv.add_argument("--config", type=Path, help="live_pick rules configuration (default: rules/live_pick/config.yaml)")
     sv.add_argument("--late-horizon", type=float, default=600, metavar="SECONDS",

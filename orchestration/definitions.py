@@ -14,7 +14,7 @@ from assets.resources.warehouse import WarehouseResource
 from orchestration.evaluation import eval_job
 from orchestration.execution import batch_executor
 from orchestration.jobs import evaluation_job, nightly_job
-from orchestration.live.jobs import (
+from orchestration.live_jobs import (
     live_board,
     live_matches_batch,
     live_pick_broadcast_close_sensor,
@@ -22,7 +22,7 @@ from orchestration.live.jobs import (
     live_pick_window_sensor,
     live_pick_windows,
 )
-from orchestration.live.suggestions import apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
+from orchestration.live_tuning import apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
 from orchestration.schedules import nightly_schedule
 from rules.common import environment
 

@@ -266,6 +266,15 @@ def _manual_check_tables(c: DomainChain, warehouse: WarehouseResource, day: str)
     return {d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in needed}
 
 
+def item_list(domain: str, day: str, admin_url: str):
+    """Where the served admin pages list every item of the day page by page: a link when their
+    address is configured, else the path to open on `verdicts serve`."""
+    from evals.board import Rest
+
+    path = f"/admin/{domain}/runs/day-{day}/items"
+    return Rest(admin_url.rstrip("/") + path) if admin_url else Rest(path, link=False)
+
+
 def report_links(domain: str, day: str, admin_url: str, board: Path) -> dict:
     """Links to the served admin pages of the day when their address is configured; else how to get them.
 
@@ -292,13 +301,15 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
     @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
+        from assets.common.day_report import fill_evidence, golden_rows, verdict_rows
         from assets.resources import decisions
 
         day = context.partition_key
-        rows = c.records(warehouse.read_partition(c.table("verdicts"), day, c.verdict_json_columns))
+        rows = verdict_rows(c, warehouse, day)  # without their evidence: filled in for the rows explained or shown
         quarantine = warehouse.read_partition(c.table("quarantine"), day)
         golden_path = raw_files.golden_path(c.domain)
         golden = c.load_golden(golden_path) if golden_path.is_file() else None
+        fill_evidence(c, warehouse, day, golden_rows(rows, golden, c.board_spec().id_field))
         config = c.load_config()
         report = c.build_report(
             rows,
@@ -318,7 +329,8 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
         from evals.board import Board, render_board
 
         board = folder / "board.html"
-        write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample)))
+        write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample, rest=item_list(c.domain, day, reports.admin_url),
+                                             evidence=lambda shown: fill_evidence(c, warehouse, day, shown))))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={

@@ -271,14 +271,15 @@ class WarehouseResource(ConfigurableResource):
 
     def read_rows(self, table: str, partition_keys: str | list[str], json_columns: tuple[str, ...] = (), where: str = "",
                   params: dict | None = None, order_by: str = "", conn: sa.Connection | None = None,
-                  with_bucket: bool = False) -> pd.DataFrame:
+                  with_bucket: bool = False, columns: list[str] | None = None) -> pd.DataFrame:
         """The rows of one partition (or several) of `table` that meet `where` (SQL over its columns,
         with `params`), JSON columns read back, the storage's own columns dropped (`with_bucket`: but
         the unit bucket). `conn`: read inside that connection's transaction (rows it wrote and has not
-        committed included)."""
+        committed included). `columns`: only these (default: every column)."""
         keys = [partition_keys] if isinstance(partition_keys, str) else list(partition_keys)
         marks = ", ".join(f":_p{i}" for i in range(len(keys)))
-        sql = f'SELECT * FROM "{table}" WHERE {PARTITION_COLUMN} IN ({marks})' + (f" AND ({where})" if where else "") \
+        listed = ", ".join(f'"{c}"' for c in columns) if columns else "*"
+        sql = f'SELECT {listed} FROM "{table}" WHERE {PARTITION_COLUMN} IN ({marks})' + (f" AND ({where})" if where else "") \
             + (f" ORDER BY {order_by}" if order_by else "")
         with self._reading(conn) as c:
             stored_as_text = self._text_columns(c, table, json_columns)
@@ -302,17 +303,17 @@ class WarehouseResource(ConfigurableResource):
                 else frame[order_column].iloc[-1]
 
     def read_in(self, table: str, partition_keys: str | list[str], column: str, values, json_columns: tuple[str, ...] = (),
-                batch: int = 900, conn: sa.Connection | None = None) -> pd.DataFrame:
-        """The rows whose `column` is one of `values` (asked in batches of `batch` values)."""
+                batch: int = 900, conn: sa.Connection | None = None, columns: list[str] | None = None) -> pd.DataFrame:
+        """The rows whose `column` is one of `values` (asked in batches of `batch` values; `columns`: only these)."""
         values = list(dict.fromkeys(v for v in values if v is not None))
         frames = []
         for start in range(0, len(values), batch):
             part = values[start:start + batch]
             marks = ", ".join(f":_v{i}" for i in range(len(part)))
             frames.append(self.read_rows(table, partition_keys, json_columns, f'"{column}" IN ({marks})',
-                                         {f"_v{i}": v for i, v in enumerate(part)}, conn=conn))
+                                         {f"_v{i}": v for i, v in enumerate(part)}, conn=conn, columns=columns))
         if not frames:
-            return self.read_rows(table, partition_keys, json_columns, "1 = 0", conn=conn)
+            return self.read_rows(table, partition_keys, json_columns, "1 = 0", conn=conn, columns=columns)
         return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
     def read_buckets(self, table: str, partition_keys: str | list[str], buckets, json_columns: tuple[str, ...] = (),

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from evals.board import MAX_ITEMS_PER_GROUP, MAX_WINDOWS, Board, BoardSpec, e, item_html, overflow_note, verdict_label
+from evals.board import MAX_PER_WINDOW_REASON, MAX_WINDOWS, Board, BoardSpec, e, item_html, overflow_note, verdict_label
 from evals.report import label
 from evals.trace import Transcript, TraceSpec, rows_where, shown_rows
 from rules.common import timestamps
@@ -55,11 +55,13 @@ def items(spec: BoardSpec, board: Board) -> str:
         out.append("</div>")
         for v in reasons:
             out.append(f"<div class='reason'><h3>{verdict_label(v, order)} <span class='n'>{len(by_reason[v])}</span></h3>")
-            out += [item_html(spec, row, n, order) for n, row in by_reason[v][:MAX_ITEMS_PER_GROUP]]
-            out.append(overflow_note(len(by_reason[v]) - MAX_ITEMS_PER_GROUP) + "</div>")
+            out += [item_html(spec, row, n, order) for n, row in by_reason[v][:MAX_PER_WINDOW_REASON]]
+            out.append(overflow_note(len(by_reason[v]) - MAX_PER_WINDOW_REASON, verdict=v, character_id=character, window_start=start)
+                       + "</div>")
         out.append("</section>")
     if len(keys) > MAX_WINDOWS:
-        out.append(f"<p class='more'>표시 한도를 넘은 구간 {len(keys) - MAX_WINDOWS}개는 이 화면에 싣지 않았습니다.</p>")
+        hidden = sum(len(windows[k]) for k in keys[MAX_WINDOWS:])
+        out.append(f"<p class='more'>구간은 앞의 {MAX_WINDOWS}개만 실었습니다 (전체 {len(keys)}개).</p>" + overflow_note(hidden))
     if not keys:
         out.append("<p class='empty'>판정된 채팅이 없습니다.</p>")
     return "".join(out)

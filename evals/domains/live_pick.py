@@ -30,12 +30,19 @@ def preview(rows: list[dict]) -> str:
 
 
 def extras(domain: Domain, input_dir: Path, judged, report) -> dict:
-    """The week-2 evaluation's agreement of every tagger with the gold tags."""
-    from evals import tagger_agreement
+    """The week-2 evaluation's agreement of every tagger with the gold tags: on the judged input
+    (the sample, whose chat the vocabularies were written from), and on the held-out labelled set
+    (`evals/heldout/live_pick_tags.jsonl`, which they were not), side by side."""
+    from evals import tagger_agreement, tagger_heldout
 
     results = tagger_agreement.measure_dir(domain, input_dir)
     tagger_agreement.add_to_report(report, results)
-    return {"tagger_agreement": {name: a.to_dict() for name, a in results.items()}}
+    heldout = tagger_heldout.measure_heldout(list(results))
+    tagger_heldout.add_to_report(report, results, heldout)
+    return {"tagger_agreement": {name: a.to_dict() for name, a in results.items()},
+            "tagger_agreement_heldout": {name: a.to_dict() for name, a in heldout.items()},
+            "tagger_agreement_sets": {"tagger_agreement": "the judged input (the sample: the vocabularies were written from it)",
+                                      "tagger_agreement_heldout": f"{tagger_heldout.HELDOUT.name}: lines the vocabularies were not written from"}}
 
 
 FITTED_VOCABULARIES = {"lexicon": "lexicon.yaml", "kiwi": "topic_lemmas.yaml"}

@@ -9,25 +9,38 @@ from orchestration.commands.usage import EXIT_OK, EXIT_CHECKS_FAILED, UsageError
 
 
 def cmd_replay(args) -> int:
-    from orchestration.live.replay import replay
+    from live.replay import replay
     from rules.live_pick.config import load_config
 
     if not args.file.is_file():
         raise UsageError(f"{args.file}: file not found")
     if (args.rate is not None and args.rate <= 0) or (args.speed is not None and args.speed <= 0):
         raise UsageError("--rate and --speed must be positive")
+    original = args.pace == "original"
+    if original and (args.rate is not None or args.shift_to_now or not args.to):
+        raise UsageError("--pace original keeps the recorded spacing and sent_at: give --to ws://…/ws/ingest of a service "
+                         "started with `--clock event`, and neither --rate nor --shift-to-now")
+    if not original and (args.rate is None) == (args.speed is None):
+        raise UsageError("give one of --rate LINES_PER_SEC, --speed X or --pace original")
+    speed = args.speed or 1.0 if original else args.speed
     if args.to:
-        from orchestration.live.ingest_client import IngestClient, figures_line, service_status
-        from orchestration.web.config import TOKEN_ENV
+        from live.ingest_client import IngestClient, figures_line, service_status
+        from web.config import TOKEN_ENV
 
         if not args.to.startswith(("ws://", "wss://")):
             raise UsageError(f"--to {args.to}: expected ws://HOST:PORT/ws/ingest")
+        token = os.environ.get(TOKEN_ENV) or None
+        if original:
+            status = service_status(args.to, token)
+            if status is not None and status.get("clock") != "event":
+                raise UsageError(f"--pace original: the service at {args.to} closes windows on the wall clock; start it with "
+                                 "`verdicts serve --clock event` (or VERDICTS_LIVE_CLOCK=event) to judge the recording in its own time")
         try:
-            client = IngestClient(args.to, os.environ.get(TOKEN_ENV) or None)
+            client = IngestClient(args.to, token)
         except Exception as exc:  # noqa: BLE001 - refused or unreachable: say which and why
             raise UsageError(f"--to {args.to}: cannot connect ({exc})") from exc
         try:
-            replay(None, args.file, load_config(), rate=args.rate, speed=args.speed, shift_to_now=args.shift_to_now,
+            replay(None, args.file, load_config(), rate=args.rate, speed=speed, shift_to_now=args.shift_to_now,
                    send=client.send)
             durable = client.wait_acked()
         finally:
@@ -59,8 +72,8 @@ def _characters_in(path: Path) -> set[str]:
 
 
 def cmd_listen(args) -> int:
-    from orchestration.live.feeds.listen import listen, read_credentials
-    from orchestration.web.config import TOKEN_ENV
+    from live.feeds.listen import listen, read_credentials
+    from web.config import TOKEN_ENV
     from rules.common.config import ConfigError
     from rules.live_pick.config import load_config
 
@@ -82,9 +95,9 @@ def cmd_listen(args) -> int:
 def cmd_live_close(args) -> int:
     import time
 
-    from orchestration.live import store
-    from orchestration.live.judge import close_broadcast
-    from orchestration.web.live.broadcasts import close_lines
+    from live import store
+    from live.judge import close_broadcast
+    from web.live.broadcasts import close_lines
     from rules.live_pick.config import load_config
 
     engine = live_engine()
@@ -100,9 +113,9 @@ def cmd_live_reseed(args) -> int:
     same gates as the first seeding). What closed broadcasts wrote back is dropped with them."""
     import time
 
-    from orchestration.live import store
-    from orchestration.live.judge import seed_relations
-    from orchestration.web.config import WebConfig
+    from live import store
+    from live.judge import seed_relations
+    from web.config import WebConfig
     from rules.common.jsonl import dataset_path, read_raw
     from rules.live_pick.config import load_config
 

@@ -91,8 +91,8 @@ def cmd_board(args) -> int:
     if args.live:
         if args.domain != "live_pick":
             raise UsageError("--live is for live_pick")
-        from orchestration.live import store
-        from orchestration.live.view import live_board_html
+        from live import store
+        from live.view import live_board_html
 
         engine = live_engine()
         store.ensure_tables(engine)

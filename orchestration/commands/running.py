@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -29,12 +30,12 @@ def cmd_serve(args) -> int:
     threading.Thread(target=_preload_tagger, args=(args.tags,), name="tagger-preload", daemon=True).start()
     import uvicorn
 
-    from orchestration.web.app import create_app
-    from orchestration.web.config import WebConfig
+    from web.app import create_app
+    from web.config import WebConfig
     from rules.live_pick.summaries import writer
 
     settings = {"host": args.host, "port": args.port, "tags": args.tags, "grace_ms": args.grace_ms,
-                "late_horizon_s": args.late_horizon, "window_ahead_s": args.window_ahead}
+                "late_horizon_s": args.late_horizon, "window_ahead_s": args.window_ahead, "clock": args.clock}
     if args.input:
         settings["input_dir"] = args.input.resolve()
     if args.config:
@@ -42,6 +43,10 @@ def cmd_serve(args) -> int:
     if args.summary:
         settings["summaries"] = args.summary
     config = WebConfig(**settings)
+    config = dataclasses.replace(config, allowed_hosts=config.allowed_hosts + tuple(args.allow_host or ()),
+                                 allowed_origins=config.allowed_origins + tuple(args.allow_origin or ()))
+    for line in exposure(config, args.allow_open):
+        print(line, file=sys.stderr)
     try:  # an unknown writer or a model endpoint without its settings: say so before serving
         writer(config.summaries)
     except ValueError as exc:
@@ -71,6 +76,25 @@ def announce(config) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
+def exposure(config, allow_open: bool = False) -> list[str]:
+    """What an operator must be told before the service starts: a warning whenever it runs without a
+    token, and the host names it answers to when it listens beyond this machine. A non-loopback address
+    without a token is refused (UsageError) unless `allow_open`."""
+    from web.config import TOKEN_ENV
+
+    where = f"{config.host}:{config.port}"
+    lines = []
+    if not config.token:
+        if not config.loopback and not allow_open:
+            raise UsageError(f"--host {config.host} without a token would give everyone who can reach {where} the admin pages, "
+                             f"the console, its actions and chat ingest: set {TOKEN_ENV}, or pass --allow-open to serve it open")
+        reach = "anyone on this machine" if config.loopback else f"ANYONE WHO CAN REACH {where}"
+        lines.append(f"warning: serving without a token ({TOKEN_ENV} is not set): {reach} can read the admin pages and the console, "
+                     "record review decisions, apply sheet suggestions and write chat lines; set it to require a token")
+    if not config.loopback:
+        lines.append(f"note: listening on {where}; requests are answered for the host names "
+                     f"{', '.join(sorted(config.served_hosts))} only (add the names clients use with --allow-host NAME)")
+    return lines
 
 
 def _preload_tagger(name: str) -> None:

@@ -10,8 +10,8 @@ from orchestration.commands.usage import EXIT_OK, UsageError, judged_input, live
 def cmd_suggest(args) -> int:
     import time
 
-    from orchestration.live import sheets
-    from orchestration.live.view import suggestions_markdown
+    from live import sheets
+    from live.view import suggestions_markdown
     from rules.live_pick.config import load_config
 
     engine, config = live_engine(), load_config()
@@ -33,7 +33,7 @@ def cmd_suggest(args) -> int:
 
 
 def _decision(run, *args):
-    from orchestration.live.sheets import SuggestionError
+    from live.sheets import SuggestionError
 
     try:
         return run(*args)
@@ -44,7 +44,7 @@ def _decision(run, *args):
 def cmd_apply(args) -> int:
     import time
 
-    from orchestration.live import sheets
+    from live import sheets
 
     done = _decision(sheets.apply_suggestion, live_engine(), args.suggestion_id.strip(), time.time_ns(), args.by)
     print(done.message)
@@ -54,7 +54,7 @@ def cmd_apply(args) -> int:
 def cmd_reject(args) -> int:
     import time
 
-    from orchestration.live import sheets
+    from live import sheets
 
     s = _decision(sheets.reject_suggestion, live_engine(), args.suggestion_id.strip(), args.reason, time.time_ns(), args.by)
     print(f"{s['suggestion_id']} rejected: {s['reason']}" + ("" if s["changed"] else " (it was rejected already)"))
@@ -65,8 +65,8 @@ def cmd_sheet_history(args) -> int:
     import time
 
     from rules.common import environment
-    from orchestration.live import sheets
-    from orchestration.live.view import history_markdown
+    from live import sheets
+    from live.view import history_markdown
     from rules.live_pick.normalise import load_dir
     from rules.live_pick.config import load_config
 

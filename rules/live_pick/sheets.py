@@ -120,6 +120,25 @@ def changed(row: dict, field: str, topic: str | None, value) -> dict:
     return out
 
 
+def tuned_value(row: dict, field: str, topic: str | None):
+    """The value a suggestion changes in one version: the cooldown, or one topic's threshold (None
+    when the topic is absent from the map)."""
+    if field == "min_closeness_by_topic":
+        return (row.get(field) or {}).get(topic)
+    return row.get(field)
+
+
+def moved_since(history: list[dict], base_version: int, field: str, topic: str | None) -> dict | None:
+    """The first version after `base_version` whose value of (`field`, `topic`) differs from the
+    base's, or None: a suggestion goes stale only when the value it changes was changed since it
+    was made (another topic's threshold, or the cooldown, moving does not touch it)."""
+    base = next((h for h in history if h["version"] == base_version), None)
+    if base is None:
+        return None
+    was = tuned_value(base, field, topic)
+    return next((h for h in history if h["version"] > base_version and tuned_value(h, field, topic) != was), None)
+
+
 def diff(before: dict | None, after: dict) -> list[str]:
     """What changed between two versions of a sheet, one short line per field."""
     if before is None:

@@ -3,9 +3,11 @@
 From the verdict rows of one character's broadcast, `figures` counts per topic: lines answered,
 lines held by the cooldown (with their elapsed seconds), lines held by closeness (with the
 viewers' levels), lines deferred by rank, and repeat askers (viewers with two or more lines on
-the topic). A line counts under the topic its verdict cites (the `live_chat.topic_tags`
-evidence value: the answered topic for 방금 답한 주제, the topic that set the threshold for
-관계 단계에 아직 못 미침, the first tag of a ranked line). Out-of-world lines count only in
+the topic). A line counts under the topic its verdict cites, from the tags it was judged with
+(`cited_topic`: the `live_chat.topic_tags` value of a gold run, the `live_chat.body` value with
+agg `tag:<tagger>` of a tagger's run — lexicon, kiwi and openai alike): the answered topic for
+방금 답한 주제, the topic that set the threshold for 관계 단계에 아직 못 미침, the first tag of a
+ranked line. Out-of-world lines count only in
 the broadcast's totals: no sheet value here would bring them in.
 
 Two rules, thresholds in `config.yaml` under `suggestions`:
@@ -93,7 +95,7 @@ def line_facts(rows: list[dict], config: LivePickConfig) -> pd.DataFrame:
 
     out = []
     for r in rows:
-        _, topic = cited(r, "live_chat", "topic_tags")
+        topic = cited_topic(r)
         known, level = cited(r, "viewer_relation", "closeness_level")
         out.append({
             "msg_id": r["msg_id"], "viewer_id": r.get("viewer_id"), "verdict": r["verdict"],
@@ -102,6 +104,19 @@ def line_facts(rows: list[dict], config: LivePickConfig) -> pd.DataFrame:
             "level": level if known else config.first_time_viewer.closeness_level,
         })
     return pd.DataFrame(out, columns=["msg_id", "viewer_id", "verdict", "topic", "elapsed", "level"])
+
+
+def cited_topic(row: dict) -> str | None:
+    """The tag a verdict row's rules used, whichever tagger gave it: the gold column
+    (`live_chat.topic_tags`) or a tagger's reading of the body (`live_chat.body`, agg `tag:<name>`)."""
+    for e in row.get("evidence") or []:
+        if e.get("dataset") != "live_chat":
+            continue
+        agg = e.get("agg")
+        if (e.get("field") == "topic_tags" and agg is None) or (e.get("field") == "body" and isinstance(agg, str) and agg.startswith("tag:")):
+            value = e.get("value")
+            return value if isinstance(value, str) else None
+    return None
 
 
 def figures(facts: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
@@ -156,10 +171,14 @@ def suggest(rows: list[dict], sheet: dict, broadcast_id: str, config: LivePickCo
     per_topic, totals = figures(facts)
     rules = config.suggestions
     if totals["in_world"] < rules.min_judged_lines:
-        note = (f"이 방송에서 세계관 안의 줄이 {totals['in_world']}건뿐이라 기준 {rules.min_judged_lines}건에 못 미칩니다. "
+        note = (f"이 방송에서 세계관 안의 줄이 {totals['in_world']}건{_by_topic(per_topic, 'lines')}뿐이라 기준 {rules.min_judged_lines}건에 못 미칩니다. "
                 "자료가 얇아 이번에는 설정표 변경을 제안하지 않습니다.")
         return Suggested(per_topic, totals, [], [note], thin=True)
     notes: list[str] = []
+    unplaced = {col: totals[col] - int(per_topic[col].sum()) for col in ("cooldown_held", "closeness_held")}
+    if any(unplaced.values()):
+        notes.append(f"판정 근거에 주제가 적히지 않은 줄이 쿨다운 {unplaced['cooldown_held']}건, 친밀 단계 {unplaced['closeness_held']}건 있어 "
+                     "주제별 수치에서 빠졌습니다.")
     candidates = [*_cooldown(facts, per_topic, totals, sheet, broadcast_id, config, notes),
                   *_closeness(per_topic, sheet, broadcast_id, config, notes)]
     candidates.sort(key=lambda s: (-s.strength, RULE_ORDER.index(s.rule), s.topic or ""))
@@ -186,12 +205,13 @@ def median_low(values: list) -> int | float:
 def _cooldown(facts, per_topic, totals, sheet, broadcast_id, config, notes) -> list[Suggestion]:
     rule = config.suggestions.cooldown
     held, inworld, current = totals["cooldown_held"], totals["in_world"], int(sheet["reply_cooldown_sec"])
+    where = _by_topic(per_topic, "cooldown_held")
     if held < rule.min_held:
-        notes.append(f"쿨다운에 걸린 줄이 {held}건이라 기준 {rule.min_held}건에 못 미쳐 쿨다운은 그대로 둡니다.")
+        notes.append(f"쿨다운에 걸린 줄이 {held}건{where}이라 기준 {rule.min_held}건에 못 미쳐 쿨다운은 그대로 둡니다.")
         return []
     share = held / inworld
     if share < rule.min_held_share:
-        notes.append(f"쿨다운에 걸린 줄이 세계관 안의 {inworld}건 가운데 {held}건으로 기준 비율 {rule.min_held_share:.0%}에 못 미쳐 쿨다운은 그대로 둡니다.")
+        notes.append(f"쿨다운에 걸린 줄이 세계관 안의 {inworld}건 가운데 {held}건{where}으로 기준 비율 {rule.min_held_share:.0%}에 못 미쳐 쿨다운은 그대로 둡니다.")
         return []
     elapsed = [int(x) for x in facts.loc[facts["verdict"] == V.JUST_ANSWERED, "elapsed"].dropna()]
     med = median_low(elapsed)
@@ -224,6 +244,9 @@ def _closeness(per_topic, sheet, broadcast_id, config, notes) -> list[Suggestion
     mapping = sheet["min_closeness_by_topic"] or {}
     version = sheet.get("sheet_version")
     out = []
+    untouched = [t for t, held in zip(per_topic["topic"], per_topic["closeness_held"]) if held == 0]
+    if untouched:
+        notes.append(f"{', '.join(untouched)} 주제는 친밀 단계로 뺀 줄이 없어 기준을 낮출 근거가 없습니다.")
     for t in per_topic.itertuples(index=False):
         if t.closeness_held == 0:
             continue
@@ -266,6 +289,12 @@ def _closeness(per_topic, sheet, broadcast_id, config, notes) -> list[Suggestion
 
 def _ev(dataset: str, name: str, value, agg: str | None = None) -> dict:
     return evidence_row("dataset", dataset, name, value, agg)
+
+
+def _by_topic(per_topic: pd.DataFrame, column: str) -> str:
+    """"(노래 3건, 게임 1건)": the topics behind a count, for a note; empty when there are none."""
+    parts = [f"{t} {int(n)}건" for t, n in zip(per_topic["topic"], per_topic[column]) if n]
+    return f"({', '.join(parts)})" if parts else ""
 
 
 def _tidy(v):

@@ -2,7 +2,8 @@
 
 Bodies and vocabulary entries go through the same analyser; a body's content lemmas (particles,
 endings, suffixes and symbols dropped) are matched against each topic's entries, so inflected
-and spaced forms meet their dictionary form. The analyser takes about two seconds and a few
+and spaced forms meet their dictionary form, and a compound noun the analyser keeps whole meets
+an entry that is its head ("배낭여행" → 여행). The analyser takes about two seconds and a few
 hundred MB to load: it is built once per process, on first use, and never by `judge` with gold
 tags (nothing imports kiwipiepy until this tagger is asked for).
 """
@@ -71,10 +72,22 @@ def parse_vocabulary(kiwi, vocabulary: dict[str, list[str]]):
     return out
 
 
+HEAD_MIN = 2
+"""Syllables a one-word noun entry needs to match as the head of a compound ("보드게임" meets "게임",
+"배낭여행" meets "여행"); shorter entries match only whole ("곡" never meets "작곡")."""
+
+
+def _is_head(entry: str) -> bool:
+    return len(entry) >= HEAD_MIN and not entry.endswith("다") and all("가" <= ch <= "힣" for ch in entry)
+
+
 def _has_run(lemmas: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    """The run occurs in the lemmas, contiguous; a one-noun run also as the head (last part) of a
+    longer noun the analyser kept whole: Korean compounds put the head last."""
     n = len(run)
     if n == 1:
-        return run[0] in lemmas
+        word = run[0]
+        return word in lemmas or (_is_head(word) and any(len(w) > len(word) and w.endswith(word) for w in lemmas))
     return any(lemmas[i:i + n] == run for i in range(len(lemmas) - n + 1))
 
 

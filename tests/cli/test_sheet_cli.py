@@ -47,25 +47,28 @@ def test_suggest_apply_reject_and_history_from_the_command_line(warehouse):
     assert code == 0 and "CH-0007 sheet version 2: reply_cooldown_sec 180 → 150" in out
     code, out, _ = run("apply", cool)
     assert code == 0 and "applied already" in out
-    code, _, err = run("apply", close)
-    assert code == 2 and "stale" in err
     code, _, err = run("apply", "SUG-FFFFFFFFFFFF")
     assert code == 2 and "no suggestion 'SUG-FFFFFFFFFFFF'" in err
     code, out, _ = run("reject", close, "--reason", "추억 주제는 3단계로 둡니다", "--by", "operator-kim")
     assert code == 0 and "rejected: 추억 주제는 3단계로 둡니다" in out
+    code, _, err = run("apply", close)
+    assert code == 2 and "was rejected" in err
     code, _, err = run("reject", cool, "--reason", "늦게 바꿈")
     assert code == 2 and "was applied as version 2" in err
 
     code, out, _ = run("sheet-history", "CH-0007")
-    assert code == 0
-    v2 = next(line for line in out.splitlines() if line.startswith("| 2 |"))
+    assert code == 0 and "| made | in force from |" in out
+    v1, v2 = (next(line for line in out.splitlines() if line.startswith(f"| {v} |")) for v in (1, 2))
     assert "suggestion" in v2 and cool in v2 and "operator-kim" in v2 and "reply_cooldown_sec 180 → 150" in v2
+    assert re.search(r"\| 2 \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST \|", v2)
+    assert "from the start" in v1 and "UTC" not in out and "+00:00" not in out
     code, out, _ = run("suggest", "live_pick", "--broadcast", FIRST_ID)
-    assert "applied (v2)" in out and "rejected: 추억 주제는 3단계로 둡니다" in out
+    assert "applied (v2) · by operator-kim · " in out and "rejected: 추억 주제는 3단계로 둡니다 · by operator-kim · " in out
+    assert out.count(" KST") >= 2
 
 
 def test_live_close_prints_to_stdout_and_live_reseed_puts_the_files_relations_back(warehouse):
-    from orchestration.web.live.banners import relations_differ
+    from web.live.banners import relations_differ
     from rules.live_pick.config import load_config
 
     engine, raw = warehouse

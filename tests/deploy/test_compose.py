@@ -1,7 +1,8 @@
 """docker-compose.yml, read and checked piece by piece (there is no Docker engine here):
 services, health dependencies, loopback-only publishing, credentials from .env, the broker
 and the scalable Celery workers, the daemon's run queue, and every command it runs exists in
-the installed project and starts (the code server and a worker for real)."""
+the installed project and starts (the code server, a worker, and the replayer into the live
+console for real)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,11 @@ ENV_EXAMPLE = dict(
 )
 
 
-DAGSTER_SERVICES = ("migrate", "code", "webserver", "daemon", "worker", "web")
+DAGSTER_SERVICES = ("migrate", "code", "webserver", "daemon", "worker", "web", "replay")
 
 
 def test_the_services_and_a_one_shot_migration():
-    assert set(SERVICES) == {"postgres", "rabbitmq", "migrate", "code", "webserver", "daemon", "worker", "web"}
+    assert set(SERVICES) == {"postgres", "rabbitmq", "migrate", "code", "webserver", "daemon", "worker", "web", "replay"}
     assert SERVICES["postgres"]["image"].startswith("postgres:15")
     assert "pg_isready" in " ".join(SERVICES["postgres"]["healthcheck"]["test"])
     assert SERVICES["rabbitmq"]["image"].startswith("rabbitmq:")
@@ -199,3 +200,43 @@ def test_worker_command_connects_to_the_broker_and_stops_by_its_pid(broker_url, 
         with Connection(broker_url, connect_timeout=5) as conn:
             conn.default_channel.queue_delete(queue)
     assert worker.returncode is not None
+
+
+def resolved(value: str) -> str:
+    """A compose value with its `${NAME:-default}` taken at the default (as with no .env entry)."""
+    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+
+
+def test_the_replayer_plays_a_recorded_file_into_the_live_console_as_it_happened(tmp_path):
+    from tests.live.console import Service
+
+    replay, web = SERVICES["replay"], SERVICES["web"]
+    cmd = [resolved(str(w)) for w in replay["command"]]
+    assert cmd[:2] == ["verdicts", "replay"] and cmd[cmd.index("--pace") + 1] == "original"
+    to = cmd[cmd.index("--to") + 1]
+    web_port = web["command"][web["command"].index("--port") + 1]
+    assert to == f"ws://web:{web_port}/ws/ingest"  # the service's name and its port inside the network
+    assert replay["depends_on"]["web"]["condition"] == "service_healthy"
+    assert replay["environment"]["VERDICTS_LIVE_TOKEN"] == web["environment"]["VERDICTS_LIVE_TOKEN"]
+    assert replay["restart"] == "no" and replay["profiles"] == ["replay"] and not replay.get("ports")
+    assert resolved(web["environment"]["VERDICTS_LIVE_CLOCK"]) == "event"  # what --pace original needs
+    # the default file is in the raw folder the image mounts
+    raw_mount = next(m for m in replay["volumes"] if m.endswith(":/data/raw:ro"))
+    host_dir = raw_mount.split(":-", 1)[1].split("}", 1)[0]
+    chat = ROOT / host_dir / cmd[2].removeprefix("/data/raw/")
+    assert chat.is_file()
+
+    # the web service's command and clock, then the replayer's command, on this machine
+    inside = web["command"][web["command"].index("--input") + 1].removeprefix("/data/raw/")
+    service = Service(tmp_path, "--tags", "gold", "--input", str(ROOT / host_dir / inside), token="compose-token", late_horizon=None)
+    service.env["VERDICTS_LIVE_CLOCK"] = resolved(web["environment"]["VERDICTS_LIVE_CLOCK"])
+    service.start()
+    try:
+        cmd[2], cmd[cmd.index("--to") + 1] = str(chat), f"{service.ws}/ws/ingest"
+        cmd[cmd.index("--speed") + 1] = "50000"  # VERDICTS_REPLAY_SPEED: the sample's 26 hours in about 2 s
+        env = {**os.environ, "VERDICTS_LIVE_TOKEN": "compose-token"}
+        out = subprocess.run([str(BIN / cmd[0]), *cmd[1:]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "acknowledged stored (all)" in out.stdout and "late 0" in out.stdout
+    finally:
+        service.stop()

@@ -59,6 +59,12 @@ def test_domain_extras_reach_the_reports(run):
     assert all(a["exact"]["denominator"] > 0 for a in live["tagger_agreement"].values())
     names = [m["name"] for m in live["metrics"]]
     assert "태거 태그 정확 일치 (lexicon)" in names and "태거 태그 정확 일치 (kiwi)" in names
+    # the held-out set beside the sample, each said to be which
+    assert "태거 태그 정확 일치 (kiwi · 보류 세트)" in names and "태거 태그 재현율 (kiwi · 보류 세트)" in names
+    assert set(live["tagger_agreement_heldout"]) == set(live["tagger_agreement"])
+    assert live["tagger_agreement_heldout"]["kiwi"]["exact"]["denominator"] >= 200
+    assert "not written from" in live["tagger_agreement_sets"]["tagger_agreement_heldout"]
+    assert "보류 세트 (어휘를 쓸 때 보지 않은 줄)" in (out / "live_pick" / "report.md").read_text(encoding="utf-8")
     assert any("태거 일치" in s["heading"] for s in live["sections"])
     assert "태거 일치" in (out / "live_pick" / "report.md").read_text(encoding="utf-8")
     persona = json.loads((out / "persona" / "report.json").read_text(encoding="utf-8"))

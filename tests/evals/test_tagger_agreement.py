@@ -81,3 +81,52 @@ def test_report_gains_metrics_and_a_section_with_escaped_cells():
     heading, body = report.extra_sections[0]
     assert "태거" in heading and "| 작곡 | 0 / 0 | 0 / 1 | 0 / 0 | 0 / 1 |" in body  # side by side
     assert "m\\|&lt;4&gt;" in body
+
+
+# -- the held-out set: lines the vocabularies were not written from ------------------------------
+
+def test_heldout_figures_agree_with_an_independent_count_and_the_report_says_which_set_is_which():
+    from evals import tagger_heldout as TH
+    from rules.live_pick.tagger_kiwi import VOCABULARY_PATH
+
+    chat = TH.read_heldout()
+    assert len(chat) >= 200 and chat["msg_id"].is_unique and chat["body"].is_unique
+    assert sum(not t for t in chat["topic_tags"]) >= 30 and sum(len(t) > 1 for t in chat["topic_tags"]) >= 10
+    # the held-out lines are not written into either vocabulary
+    vocab_text = VOCABULARY_PATH.read_text(encoding="utf-8") + (VOCABULARY_PATH.parent / "lexicon.yaml").read_text(encoding="utf-8")
+    assert not [b for b in chat["body"] if len(b) >= 5 and b in vocab_text]
+    heldout = TH.measure_heldout(["lexicon", "kiwi"])
+    for name, tagger in (("lexicon", LexiconTagger()), ("kiwi", shared_tagger())):
+        answers = [set(p.answer or []) for p in tagger.propose(list(chat["body"]))]
+        gold = [set(t) for t in chat["topic_tags"]]
+        a = heldout[name]
+        assert (a.exact.numerator, a.exact.denominator) == (sum(g == m for g, m in zip(gold, answers)), len(chat)), name
+        assert (a.precision.numerator, a.precision.denominator) == (sum(len(g & m) for g, m in zip(gold, answers)), sum(map(len, answers)))
+        assert (a.recall.numerator, a.recall.denominator) == (sum(len(g & m) for g, m in zip(gold, answers)), sum(map(len, gold)))
+    sample = TA.measure_dir(domains.get("live_pick"), SAMPLE, ["lexicon", "kiwi"])
+    assert heldout["kiwi"].exact.value < sample["kiwi"].exact.value  # the sample's figure is fitted
+    report = Report("live_pick", "s", "t", metrics=[], labels=list(V.ORDER))
+    TA.add_to_report(report, sample)
+    TH.add_to_report(report, sample, heldout)
+    fitted = next(m for m in report.metrics if m.name == "태거 태그 정확 일치 (kiwi)")
+    assert fitted.held_out is heldout["kiwi"].exact and TH.FITTED_NOTE in fitted.note and report.honesty[0] == TH.FITTED_NOTE
+    names = [m.name for m in report.metrics][8:]
+    assert names[:3] == ["태거 태그 정확 일치 (lexicon · 보류 세트)", "태거 태그 정밀도 (lexicon · 보류 세트)", "태거 태그 재현율 (lexicon · 보류 세트)"]
+    title, body = report.extra_sections[-1]
+    assert title == "태거 일치: 샘플과 보류 세트"
+    assert f"| kiwi | {TH.SAMPLE_LABEL} | {sample['kiwi'].exact.format()} |" in body
+    assert f"| kiwi | {TH.HELDOUT_LABEL} | {heldout['kiwi'].exact.format()} |" in body
+
+
+def test_a_heldout_label_outside_its_characters_vocabulary_is_refused(tmp_path):
+    import json
+
+    import pytest
+
+    from evals import tagger_heldout as TH
+
+    bad = tmp_path / "set.jsonl"
+    bad.write_text(json.dumps({"id": "X-1", "character_id": "CH-0008", "body": "노래 불러 줘", "topic_tags": ["노래"]}, ensure_ascii=False) + "\n",
+                   encoding="utf-8")
+    with pytest.raises(ValueError, match="outside their character's vocabulary"):
+        TH.measure_heldout(["lexicon"], bad)

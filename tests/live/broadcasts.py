@@ -14,8 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
-from orchestration.live import landing, store
-from orchestration.live.judge import close_broadcast, judge_windows
+from live import landing, store
+from live.judge import close_broadcast, judge_windows
 from rules.common import timestamps
 from rules.live_pick.config import load_config
 from tests.conftest import SEEDS
@@ -30,8 +30,19 @@ def ns(text: str) -> int:
     return timestamps.parse(text, TZ).ns
 
 
+BODIES = {
+    "노래": ["오늘 노래 한 곡 더 불러 줘", "아까 그 노래 제목이 뭐야?", "목소리 너무 좋다 한 곡만 더", "다음 곡은 뭐 불러?"],
+    "게임": ["요즘 무슨 게임 해?", "게임 한 판 같이 하자", "어제 보스 잡았어?", "랭크 몇이야?"],
+    "팬과의추억": ["우리 처음 만난 날 기억나?", "팬미팅 때 기억나?", "첫 만남 얘기 해 줘"],
+}
+"""What each topic's lines say: chat as a viewer writes it, which every tagger reads (only gold
+runs read `topic_tags`)."""
+
+
 def line(msg: str, viewer: str, at: str, topic: str) -> str:
-    return json.dumps({"msg_id": msg, "character_id": "CH-0007", "viewer_id": viewer, "sent_at": at, "body": f"{topic} 이야기 해 줘?",
+    bodies = BODIES[topic]
+    body = bodies[int(msg[-2:]) % len(bodies)]
+    return json.dumps({"msg_id": msg, "character_id": "CH-0007", "viewer_id": viewer, "sent_at": at, "body": body,
                        "topic_tags": [topic], "donation_amount": 0, "is_question": True, "note": None}, ensure_ascii=False)
 
 
@@ -67,13 +78,14 @@ def write_raw(root: Path) -> Path:
     return raw
 
 
-def judge_and_close(engine, raw: Path, lines: list[str]) -> dict:
-    """Without Dagster: land the lines, judge every window once it closed, close the broadcast."""
+def judge_and_close(engine, raw: Path, lines: list[str], tags: str = "gold") -> dict:
+    """Without Dagster: land the lines, judge every window once it closed (with the tagger `tags`),
+    close the broadcast."""
     config = load_config()
     store.ensure_tables(engine)
     stamps = [ns(json.loads(t)["sent_at"]) for t in lines]
     landing.append(engine, lines, max(stamps), config.window_seconds, TZ)
     keys = sorted({("CH-0007", s - s % (config.window_seconds * SEC)) for s in stamps})
     after = max(stamps) + 60 * SEC
-    judge_windows(engine, keys, raw, config, "gold", None, lambda: after)
+    judge_windows(engine, keys, raw, config, tags, None, lambda: after)
     return close_broadcast(engine, "CH-0007", config, lambda: after + 120 * SEC)

@@ -96,8 +96,8 @@ class Service:
 def worker_service(tmp_path: Path, name: str, clock, **settings):
     """A live service with no event loop: its worker's steps called one by one on a set clock
     (`settings`: of its `WebConfig`; gold tags unless said)."""
-    from orchestration.web.config import WebConfig
-    from orchestration.web.live.service import LiveService
+    from web.config import WebConfig
+    from web.live.service import LiveService
 
     service = LiveService(WebConfig(**{"tags": "gold", "warehouse_url": f"sqlite:///{tmp_path / name}", **settings}), clock=clock)
     service.loop = type("Now", (), {"call_soon_threadsafe": staticmethod(lambda fn, *a: fn(*a))})()
@@ -109,8 +109,8 @@ def worker_service(tmp_path: Path, name: str, clock, **settings):
 def feed(service, texts: list[str]):
     """The worker's step for lines that arrived as one frame of one connection: landed and absorbed
     (no event loop); what absorbing made (`service.Absorbed`)."""
-    from orchestration.web.live.frames import screened
-    from orchestration.web.live.intake import Origin
+    from web.live.frames import screened
+    from web.live.intake import Origin
 
     _, failed, absorbed = service._ingest([(Origin(), 1, [screened(t) for t in texts])])
     assert not failed
@@ -119,7 +119,7 @@ def feed(service, texts: list[str]):
 
 def lines(*texts: str) -> list:
     """Lines as an ingest frame holds them (`frames.Line`)."""
-    from orchestration.web.live.frames import screened
+    from web.live.frames import screened
 
     return [screened(t) for t in texts]
 
@@ -207,7 +207,7 @@ class InProcess:
     so a test can reach into its service (`service`) or patch its code; `stop()` ends it."""
 
     def __init__(self, tmp: Path, warehouse_url: str | None = None, window_seconds: int | None = None, **settings):
-        from orchestration.web.config import WebConfig
+        from web.config import WebConfig
 
         if window_seconds is not None:
             rules = tmp / "rules.yaml"
@@ -237,7 +237,7 @@ class InProcess:
 
         import uvicorn
 
-        from orchestration.web.app import create_app
+        from web.app import create_app
 
         self.app = create_app(self.config)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",

@@ -1,5 +1,5 @@
 """Settings that would silently change every verdict are said loudly: a banner's Korean message and
-one WARNING log line each (`orchestration.web.live.banners`)."""
+one WARNING log line each (`web.live.banners`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 import pandas as pd
 
-from orchestration.web.live.banners import FAR_S, Banners, ClockSkew, vocabulary_gaps
+from web.live.banners import FAR_S, Banners, ClockSkew, vocabulary_gaps
 
 S = 10**9
 

@@ -144,7 +144,7 @@ def test_every_finished_window_has_its_audit_row_with_the_windows_counts(sample_
     record shows for it; late lines are counted on their window's row as they are recorded."""
     import sqlalchemy as sa
 
-    from orchestration.live import store
+    from live import store
 
     service, lines, _, _, frames = sample_run
     last = frames[-1]
@@ -202,8 +202,8 @@ def test_pick_up_a_skipped_line_is_stored_and_pushed(sample_run):
 
     import sqlalchemy as sa
 
-    from orchestration.live import store
-    from orchestration.live.judge import close_broadcast
+    from live import store
+    from live.judge import close_broadcast
     from rules.live_pick.config import load_config
 
     copy = service.tmp / "closed.sqlite"
@@ -298,8 +298,8 @@ def test_the_dagster_run_re_judges_every_streamed_window_and_names_a_difference(
     import sqlalchemy as sa
     from dagster import DagsterInstance, RunRequest, build_sensor_context
 
-    from orchestration.live import store
-    from orchestration.live.jobs import MATCHES_BATCH, live_matches_batch, live_pick_window_sensor, live_pick_windows
+    from live import store
+    from orchestration.live_jobs import MATCHES_BATCH, live_matches_batch, live_pick_window_sensor, live_pick_windows
     from assets.resources.raw_files import RawFilesResource
     from assets.resources.warehouse import WarehouseResource
 

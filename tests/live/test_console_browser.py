@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from orchestration.live import store
+from live import store
 
 from tests.conftest import ROOT
 from tests.live.console import BIN, Service, ingest, sample_lines

@@ -9,14 +9,14 @@ import json
 import pandas as pd
 import sqlalchemy as sa
 
-from orchestration.live import store
-from orchestration.live.ingest_client import frames_of
-from orchestration.web.live.frames import lines_of
-from orchestration.web.live.clients import Hub
-from orchestration.web.live import records
-from orchestration.web.live.delivery import DeliveryLog
-from orchestration.web.live.frames import elements
-from orchestration.web.live.windows import merge_checks
+from live import store
+from live.ingest_client import frames_of
+from web.live.frames import lines_of
+from web.live.clients import Hub
+from web.live import records
+from web.live.delivery import DeliveryLog
+from web.live.frames import elements
+from web.live.windows import merge_checks
 from tests.live.console import SAMPLE_HORIZON, feed, lines, worker_service
 from rules.common.checks import CheckResult
 from rules.live_pick import verdicts as V
@@ -109,7 +109,7 @@ def test_checks_over_parts_of_a_window_pass_only_when_every_part_passed():
 
 
 def test_the_re_judgement_compares_field_for_field_but_for_a_model_written_sentence():
-    from orchestration.live.verify import same_verdict
+    from live.verify import same_verdict
 
     row = {"msg_id": "M-1", "verdict": "지금 답변할 질문", "rank_in_window": 1, "summary": "템플릿 문장입니다.",
            "provenance": {"tagger": "kiwi", "summary": "template", "summary_fallback": None}}
@@ -123,8 +123,8 @@ def test_the_re_judgement_compares_field_for_field_but_for_a_model_written_sente
 def test_at_a_windows_due_time_only_frames_holding_its_lines_are_absorbed_before_it_finishes(tmp_path):
     """Frames that arrived for later windows wait until the due window is out; a straggler of the
     due window (sent inside it, arriving in its grace) is absorbed first."""
-    from orchestration.web.config import WebConfig
-    from orchestration.web.live.service import LiveService
+    from web.config import WebConfig
+    from web.live.service import LiveService
 
     service = LiveService(WebConfig(tags="gold", warehouse_url=f"sqlite:///{tmp_path / 'w.sqlite'}"))
     step = 30 * 10**9
@@ -158,7 +158,7 @@ def test_a_window_ranked_in_its_grace_is_ranked_again_when_a_straggler_arrives(t
 
     line = _song_line
 
-    from orchestration.web.live import ready as ready_module
+    from web.live import ready as ready_module
 
     calls = []
     real = ready_module.finish
@@ -278,8 +278,8 @@ def test_a_stored_window_reads_back_the_same_on_sqlite_and_postgresql(tmp_path, 
     INSERT statement takes)."""
     import sqlalchemy as sa
 
-    from orchestration.live import store
-    from orchestration.web.live import records
+    from live import store
+    from web.live import records
 
     key = ("CH-0007", 1_793_491_200 * 10**9)
     AUDIT = {"tagger": "kiwi", "summary_writer": "template", "summaries_kept": 0, "summaries_fallback": 0, "checks_run": 15,
@@ -325,7 +325,7 @@ def test_a_window_is_finished_in_its_grace_once_every_connection_that_sent_to_it
     """A connection sends in time order: its line of a later window means its lines of this one are
     in. Until each sender has passed the window (or closed with every frame absorbed), a line of
     it may still be on its way, and finishing it early would only mean finishing it twice."""
-    from orchestration.web.live.intake import Origin
+    from web.live.intake import Origin
 
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
@@ -378,8 +378,8 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
     """A sender that has not passed a window holds up its early finish only while finishing it could
     not be done by its due time (at the cost measured on earlier windows): past the middle of the
     grace, a cheap window is finished early anyway; a large one waits for its senders."""
-    from orchestration.web.live.intake import Origin
-    from orchestration.web.live.policy import SETTLE_S
+    from web.live.intake import Origin
+    from web.live.policy import SETTLE_S
 
     start = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start
     key, step = ("CH-0007", start), 30 * 10**9
@@ -424,8 +424,8 @@ def test_a_window_cheap_to_finish_is_finished_halfway_through_its_grace_though_a
 def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out(tmp_path):
     """The admin pages' warm-up shares the interpreter with the live worker: it is told to wait
     from QUIET_MARGIN_S before a window's end until that window is finished."""
-    from orchestration.web.admin import _warm
-    from orchestration.web.live.policy import QUIET_MARGIN_S
+    from web.admin import _warm
+    from web.live.policy import QUIET_MARGIN_S
 
     now = [1_793_491_200 * 10**9]
     service = worker_service(tmp_path, "quiet.sqlite", lambda: now[0])
@@ -462,7 +462,7 @@ def test_background_work_waits_from_shortly_before_a_windows_end_until_it_is_out
 
 def test_sockets_offer_compression_only_off_the_loopback_address():
     """A console on this machine gets nothing back for a deflated 3 MB frame; one across a network does."""
-    from orchestration.web.config import WebConfig
+    from web.config import WebConfig
 
     for host in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"):
         assert not WebConfig(host=host).compress_frames, host
@@ -509,7 +509,7 @@ def test_a_waiting_lines_evidence_is_checked_as_it_arrives_and_what_its_place_ad
     """Checks 6 and 7 walk a waiting line's rank-free evidence as it arrives and, when its window
     finishes, only the count its place adds: a wrong value in either part is named in the window's
     checks, as when the window's rows are checked whole."""
-    from orchestration.web.live.windows import check_part
+    from web.live.windows import check_part
     from rules.live_pick import engine
     from tests.live.console import sample_lines
 
@@ -533,7 +533,7 @@ def test_a_waiting_lines_evidence_is_checked_as_it_arrives_and_what_its_place_ad
     feed(service, sample_lines())
     key = next(k for k, w in service.buffer.open.items() if wrong["base"] in {m["msg_id"] for m in w.waiting})
     window = service.buffer.open[key]
-    fin = __import__("orchestration.web.live.windows", fromlist=["finish"]).finish([window], service.rules)[0]
+    fin = __import__("web.live.windows", fromlist=["finish"]).finish([window], service.rules)[0]
     second = next(r["msg_id"] for r in fin.rows if r["rank_in_window"] == 2)
     c07 = next(c for c in fin.checks if c.id == "7.evidence_values")
     assert not c07.passed and sorted(c07.failing_ids) == sorted({wrong["base"], second})

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 import websockets
 
-from orchestration.live import store
-from orchestration.web.live.delivery import DeliveryLog
+from live import store
+from web.live.delivery import DeliveryLog
 from tests.live.console import InProcess, retimed
 
 pytestmark = pytest.mark.slow
@@ -58,8 +58,8 @@ def test_every_window_reaches_every_console_once_whatever_order_the_windows_fini
     a window ranked later is still being finished when all are due, and goes out the moment it is
     stored — before windows stored earlier. Numbered as they go out, none is skipped: a steady console
     and one that drops and resumes each get every window once, numbers 1, 2, 3, … with no gap."""
-    from orchestration.web.live.due import Due
-    from orchestration.web.live.finishing import Finishing
+    from web.live.due import Due
+    from web.live.finishing import Finishing
 
     real_ripe, real_rank = Due.ripe, Finishing.rank_early
     held_back: dict[int, list] = {}

@@ -14,9 +14,9 @@ import sqlalchemy as sa
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from orchestration.live import landing, store
-from orchestration.live.ingest_client import IngestClient
-from orchestration.web.live.outbox import Outbox
+from live import landing, store
+from live.ingest_client import IngestClient
+from web.live.outbox import Outbox
 from tests.live.console import InProcess, retimed
 
 pytestmark = pytest.mark.slow

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
-from orchestration.live import store
-from orchestration.web.live import records
-from orchestration.web.live.judge_helper import JudgeHelperError
+from live import store
+from web.live import records
+from web.live.judge_helper import JudgeHelperError
 from tests.live.console import SAMPLE_HORIZON, feed, sample_lines, worker_service
 
 START = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start

@@ -11,14 +11,14 @@ import pytest
 import sqlalchemy as sa
 from dagster import DagsterInstance, RunRequest, SkipReason, build_sensor_context
 
-from orchestration.live import clock, landing, store
-from orchestration.live.jobs import (
+from live import clock, landing, store
+from orchestration.live_jobs import (
     live_pick_broadcast_close_sensor,
     live_pick_close_broadcast,
     live_pick_window_sensor,
     live_pick_windows,
 )
-from orchestration.live.replay import replay
+from live.replay import replay
 from assets.resources.raw_files import RawFilesResource
 from assets.resources.warehouse import WarehouseResource
 from rules.common import timestamps
@@ -225,7 +225,7 @@ def test_replayer_stops_cleanly_on_ctrl_c(tmp_path):
 
 
 def test_live_board_shows_windows_with_their_latency(live):
-    from orchestration.live.view import latest_windows_markdown, live_board_html
+    from live.view import latest_windows_markdown, live_board_html
 
     warehouse, *_ = live
     lines = broadcast_lines()
@@ -239,7 +239,7 @@ def test_live_board_shows_windows_with_their_latency(live):
 
 
 def test_a_failing_check_is_held_against_the_windows_of_its_failing_lines():
-    from orchestration.live.judge import window_audit
+    from live.judge import window_audit
     from rules.common.checks import CheckResult
 
     rows = [{"msg_id": m, "provenance": {"summary": s, "summary_fallback": f}}

@@ -1,6 +1,8 @@
-"""The operator's loop end to end: a broadcast closes with a suggestion to shorten the cooldown,
-the `apply_sheet_suggestion` job (run config as the Launchpad sends it) writes version 2, the next
-broadcast is judged with it, and re-judging the first day still gives version-1 verdicts."""
+"""The operator's loop end to end, on the live default tagger (kiwi, reading the bodies): a
+broadcast closes with a suggestion to shorten the cooldown and one to lower 팬과의추억's closeness,
+the `apply_sheet_suggestion` job (run config as the Launchpad sends it) applies both (versions 2
+and 3: applying one leaves the other open), the next broadcast is judged with version 3, and
+re-judging the first day still gives version-1 verdicts."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ import sqlalchemy as sa
 from dagster import DagsterInstance, RunRequest, build_sensor_context, materialize
 
 from assets import live_pick
-from orchestration.live import clock, landing, sheets, store
-from orchestration.live.jobs import live_pick_broadcast_close_sensor, live_pick_close_broadcast, live_pick_window_sensor, live_pick_windows
-from orchestration.live.suggestions import BROADCASTS, SUGGESTIONS, apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
+from live import clock, landing, sheets, store
+from orchestration.live_jobs import live_pick_broadcast_close_sensor, live_pick_close_broadcast, live_pick_window_sensor, live_pick_windows
+from orchestration.live_tuning import BROADCASTS, BY_TAG, SUGGESTIONS, apply_sheet_suggestion, broadcast_suggestions, reject_sheet_suggestion
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import load_config
 from rules.live_pick.engine import judge, records
@@ -27,7 +29,7 @@ SEC = 1_000_000_000
 
 @pytest.fixture
 def loop(tmp_path, monkeypatch):
-    monkeypatch.setenv("VERDICTS_LIVE_TAGS", "gold")
+    monkeypatch.delenv("VERDICTS_LIVE_TAGS", raising=False)  # the live default tagger
     monkeypatch.setenv("VERDICTS_LIVE_GRACE", "2")
     monkeypatch.setenv("VERDICTS_LIVE_CLOSE_GAP", "60")
     raw = write_raw(tmp_path / "raw")
@@ -60,11 +62,11 @@ def play(loop, lines: list[str]) -> None:
     assert live_pick_close_broadcast.execute_in_process(run_config=request.run_config, resources=resources, instance=instance).success
 
 
-def launch(job, instance, resources, **config):
-    """A run as the Launchpad submits it: the job and its run config."""
+def launch(job, instance, resources, by: str | None = None, **config):
+    """A run as the Launchpad submits it: the job, its run config and who launched it (a run tag)."""
     op = "apply_suggestion" if job is apply_sheet_suggestion else "reject_suggestion"
     return job.execute_in_process(run_config={"ops": {op: {"config": config}}}, resources=resources, instance=instance,
-                                  raise_on_error=False)
+                                  raise_on_error=False, tags={BY_TAG: by} if by else None)
 
 
 def live_rows(engine) -> dict[str, dict]:
@@ -100,34 +102,40 @@ def test_a_suggestion_applied_from_the_job_judges_the_next_broadcast_and_history
     assert not bad.success and "no suggestion 'SUG-000000000000'" in failure_message(bad)
 
     # -- apply from the job: version 2, in force from now; applying again changes nothing
-    run = launch(apply_sheet_suggestion, instance, resources, suggestion_id=cool["suggestion_id"])
+    run = launch(apply_sheet_suggestion, instance, resources, by="kim", suggestion_id=cool["suggestion_id"])
     assert run.success
     again = launch(apply_sheet_suggestion, instance, resources, suggestion_id=cool["suggestion_id"])
     assert again.success
     history = sheets.history(engine, "CH-0007")
-    assert [(h["version"], h["reply_cooldown_sec"], h["source"], h["suggestion_id"]) for h in history] == [
-        (1, 180, "file", None), (2, 150, "suggestion", cool["suggestion_id"])]
+    assert [(h["version"], h["reply_cooldown_sec"], h["source"], h["suggestion_id"], h["author"]) for h in history] == [
+        (1, 180, "file", None, None), (2, 150, "suggestion", cool["suggestion_id"], "kim")]
     assert history[1]["effective_ns"] == fake.ns and history[1]["min_closeness_by_topic"] == history[0]["min_closeness_by_topic"]
     after = {s["field"]: s for s in sheets.list_suggestions(engine, bid)}
     assert after["reply_cooldown_sec"]["status"] == "applied" and after["reply_cooldown_sec"]["applied_version"] == 2
+    assert (after["reply_cooldown_sec"]["decided_by"], after["reply_cooldown_sec"]["decided_ns"]) == ("kim", fake.ns)
 
-    # -- the other suggestion rested on version 1: stale, fails clearly; it can still be rejected, with a reason
-    assert after["min_closeness_by_topic"]["status"] == "stale"
-    stale = launch(apply_sheet_suggestion, instance, resources, suggestion_id=close["suggestion_id"])
-    assert not stale.success and "is stale: it was made on version 1 of CH-0007's sheet, which has moved on to version 2" in failure_message(stale)
-    assert launch(reject_sheet_suggestion, instance, resources, suggestion_id=close["suggestion_id"], reason="추억 주제는 그대로 둡니다").success
-    rejected = next(s for s in sheets.list_suggestions(engine, bid) if s["suggestion_id"] == close["suggestion_id"])
-    assert (rejected["status"], rejected["reason"]) == ("rejected", "추억 주제는 그대로 둡니다")
-    assert len(sheets.history(engine, "CH-0007")) == 2
-    # re-materialising the broadcast's partition (as from the UI) shows the decisions
+    # -- the other suggestion changes another value: still open, and applies on top of version 2
+    assert after["min_closeness_by_topic"]["status"] == "open"
+    fake.ns += 60 * SEC
+    assert launch(apply_sheet_suggestion, instance, resources, by="lee", suggestion_id=close["suggestion_id"]).success
+    history = sheets.history(engine, "CH-0007")
+    assert [(h["version"], h["reply_cooldown_sec"], h["min_closeness_by_topic"]["팬과의추억"], h["author"]) for h in history] == [
+        (1, 180, 3, None), (2, 150, 3, "kim"), (3, 150, 2, "lee")]
+    assert {s["status"] for s in sheets.list_suggestions(engine, bid)} == {"applied"}
+    # a decided suggestion cannot be rejected
+    refused = launch(reject_sheet_suggestion, instance, resources, suggestion_id=close["suggestion_id"], reason="늦었습니다")
+    assert not refused.success and "was applied as version 3" in failure_message(refused)
+    assert len(sheets.history(engine, "CH-0007")) == 3
+    # re-materialising the broadcast's partition (as from the UI) shows the decisions, who and when (KST)
     again = materialize([broadcast_suggestions], partition_key=bid, resources={"warehouse": resources["warehouse"]}, instance=instance)
     md = next(m for m in again.asset_materializations_for_node("live_pick_tuning__broadcast_suggestions")).metadata["suggestions"].value
-    assert "applied (v2)" in md and "rejected: 추억 주제는 그대로 둡니다" in md and "apply_sheet_suggestion" not in md
+    assert "applied (v2) · by kim · 2026-09-09 10:00:00 KST" in md and "applied (v3) · by lee · 2026-09-09 10:01:00 KST" in md
+    assert "apply_sheet_suggestion" not in md
 
-    # -- broadcast 2: VW-C01's line, 160 s after their last 게임 answer, is ranked under version 2 ...
+    # -- broadcast 2: VW-C01's line, 160 s after their last 게임 answer, is ranked under version 3 ...
     play(loop, SECOND)
     c01 = live_rows(engine)["MSG-C01"]
-    assert (c01["verdict"], c01["rank_in_window"], c01["cooldown_elapsed_sec"], c01["sheet_version"]) == (V.PICK, 1, 160, 2)
+    assert (c01["verdict"], c01["rank_in_window"], c01["cooldown_elapsed_sec"], c01["sheet_version"]) == (V.PICK, 1, 160, 3)
     assert {"dataset": "character_sheet", "field": "reply_cooldown_sec", "value": 150} in c01["evidence"]
     # ... where version 1 (the sheet file) holds it as just answered.
     norm = normalise(read_input_dir(raw), load_config())
@@ -145,4 +153,4 @@ def test_a_suggestion_applied_from_the_job_judges_the_next_broadcast_and_history
         assert (r["verdict"], elapsed) == (first[r["msg_id"]]["verdict"], first[r["msg_id"]]["cooldown_elapsed_sec"])
     assert sum(r["verdict"] == V.JUST_ANSWERED for r in day1) == 10
     day2 = {r["msg_id"]: r for r in resources["warehouse"].read_partition("live_pick_verdicts", DAY2, ("evidence",)).to_dict("records")}
-    assert (day2["MSG-C01"]["verdict"], int(day2["MSG-C01"]["sheet_version"])) == (V.PICK, 2)
+    assert (day2["MSG-C01"]["verdict"], int(day2["MSG-C01"]["sheet_version"])) == (V.PICK, 3)

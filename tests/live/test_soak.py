@@ -15,9 +15,9 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from orchestration.live import store
-from orchestration.live.ingest_client import IngestClient
-from orchestration.live.windows_client import WindowsClient
+from live import store
+from live.ingest_client import IngestClient
+from live.windows_client import WindowsClient
 from tests.live.console import Service, retimed, sample_lines
 
 pytestmark = pytest.mark.slow

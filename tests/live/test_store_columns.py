@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from orchestration.live import store
+from live import store
 
 
 def test_ensure_tables_adds_the_columns_a_table_gained_since_the_warehouse_was_made(tmp_path):

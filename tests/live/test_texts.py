@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from orchestration.web.live import records
+from web.live import records
 from tests.live.console import feed, worker_service
 
 START = 1_793_491_200 * 10**9  # 2026-11-01T00:00:00Z: a window start

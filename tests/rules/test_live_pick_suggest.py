@@ -108,7 +108,7 @@ def test_too_thin_a_broadcast_suggests_nothing_and_says_why():
     result = suggest(b.rows(config), {**SHEET, "sheet_version": 1}, "B", config)
     assert result.thin and result.suggestions == []
     assert result.totals["cooldown_held"] == 9 and result.totals["out_of_world"] == 1
-    assert "세계관 안의 줄이 9건뿐이라 기준 20건에 못 미칩니다" in result.notes[0] and not polite_violations(result.notes[0])
+    assert "세계관 안의 줄이 9건(노래 9건)뿐이라 기준 20건에 못 미칩니다" in result.notes[0] and not polite_violations(result.notes[0])
 
 
 def test_below_a_rule_threshold_nothing_is_suggested_and_the_note_says_which():

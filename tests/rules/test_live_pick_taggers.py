@@ -34,6 +34,9 @@ def answers(tagger, bodies):
     ("시험 끝났어? 게임 하자", ["학교생활", "게임"]),
     ("너 GPT 맞지?", ["메타발언"]),
     ("gpt랑 얘기하는 거 같아", ["메타발언"]),    # Latin case does not matter
+    ("주말에 친구들이랑 보드게임 했어", ["게임"]),  # a compound the analyser keeps whole, headed by an entry
+    ("신혼여행 어디로 갔어?", ["여행"]),
+    ("겜 한 판 할래?", ["게임"]),                  # a clipped variant of an entry
 ])
 def test_kiwi_meets_inflected_and_spaced_forms(kiwi, body, tags):
     assert answers(kiwi, [body]) == [tags]
@@ -44,6 +47,7 @@ def test_kiwi_meets_inflected_and_spaced_forms(kiwi, body, tags):
     "미아야 오늘 학교에서 뭐 했어?",  # 오늘 … 뭐 했어 is 일상 only when the words run together
     "하루야 귀여워",              # a character named like the word 하루 is no 일상 topic
     "실제 나이는 비밀이지?",       # 실제 alone is not 메타발언's 실제로
+    "작곡가 누구야?",             # a one-syllable entry (곡) is never a compound's head
 ])
 def test_kiwi_near_misses_stay_out_of_the_neighbouring_topic(kiwi, body):
     found = answers(kiwi, [body])[0] or []

@@ -16,8 +16,8 @@ from evals.trace import cited_rows, transcript
 from evals import domains
 from assets.resources import decisions
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.cli.helpers import run
 from tests.conftest import SEEDS
 
@@ -102,7 +102,7 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("WAREHOUSE_URL", url)
     config = WebConfig(home=tmp_path, warehouse_url=url, raw_dir=SEEDS, token="s3cret", upload_max_bytes=300_000, upload_max_rows=500,
                        admin_warm=False)
-    with TestClient(create_app(config)) as c:
+    with TestClient(create_app(config), base_url="http://127.0.0.1:8765") as c:
         yield c
 
 
@@ -247,7 +247,7 @@ def test_the_front_door_the_korean_404_and_pages_without_reprs_or_null(client):
 
 
 def test_a_value_reads_as_people_say_it():
-    from orchestration.web.admin.page import cell
+    from web.admin.page import cell
 
     assert cell(["노래", "게임"]) == "노래, 게임"
     assert cell(True) == "예" and cell(False) == "아니오"
@@ -257,7 +257,7 @@ def test_a_value_reads_as_people_say_it():
 
 
 def test_a_dataset_error_reads_in_korean_on_the_page():
-    from orchestration.web.messages import dataset_error
+    from web.messages import dataset_error
 
     assert dataset_error("no line is a JSON object; is this a JSON Lines file?").startswith("JSON 객체인 줄이 하나도 없습니다")
     assert dataset_error("not UTF-8 text (invalid start byte on line 7)") == "UTF-8 텍스트가 아닙니다 (7번째 줄)."

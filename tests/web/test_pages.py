@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from orchestration.web.pages import head, static_files
+from web.pages import head, static_files
 
 
 def test_a_page_head_links_its_own_style_and_script_and_holds_no_inline_code():

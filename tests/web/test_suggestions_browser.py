@@ -1,5 +1,6 @@
-"""The /suggestions page in headless Chromium: apply asks for confirmation (dismissing changes
-nothing), a rejection needs a reason, and the page shows the new state. Screenshots are kept."""
+"""The /suggestions page in headless Chromium: apply needs the operator's name and asks for
+confirmation (dismissing changes nothing), the other suggestion stays open, a rejection needs a
+reason, who decided is recorded, and the page shows the new state. Screenshots are kept."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from orchestration.live import sheets
+from live import sheets
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.live.broadcasts import FIRST, judge_and_close, write_raw
 
 SCREENS = Path(os.environ.get("VERDICTS_WEB_SCREENS", "/tmp/web_screens"))
@@ -68,6 +69,13 @@ def test_apply_confirms_and_reject_needs_a_reason(server, tmp_path):
             page.screenshot(path=str(tmp_path / "suggestions.png"), full_page=True)
             shutil.copy(tmp_path / "suggestions.png", SCREENS / "suggestions.png")
             cool = page.locator("article.card", has_text="답변 쿨다운")
+            close = page.locator("article.card", has_text="주제별 친밀 기준")
+
+            # who applies is recorded: without a name nothing is sent
+            cool.locator("button.apply").click()
+            assert "운영자 이름을 적어 주세요" in page.locator("#flash").inner_text() and not dialogs
+            page.locator("#operator").fill("운영자 김")
+            page.locator("#operator").dispatch_event("change")
 
             # dismissing the confirmation changes nothing
             page.once("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -80,16 +88,18 @@ def test_apply_confirms_and_reject_needs_a_reason(server, tmp_path):
             page.wait_for_selector("#flash:not([hidden])")
             assert "sheet version 2" in page.locator("#flash").inner_text()
             page.wait_for_selector("article.card.applied")  # after the reload
-            assert [h["reply_cooldown_sec"] for h in sheets.history(engine, "CH-0007")] == [180, 150]
+            assert [(h["reply_cooldown_sec"], h["author"]) for h in sheets.history(engine, "CH-0007")] == [(180, None), (150, "운영자 김")]
+            assert "반영 · 운영자 김 · " in page.locator("article.card.applied").inner_text()
+            assert page.locator("#operator").input_value() == "운영자 김"  # kept across the reload
 
-            stale = page.locator("article.card.stale")
-            assert stale.locator("button.apply").count() == 0
-            stale.locator("button.reject").click()
+            # the closeness suggestion changes another value: still open, and it can be rejected with a reason
+            assert close.locator("button.apply").count() == 1
+            close.locator("button.reject").click()
             assert "거절 사유를 적어 주세요" in page.locator("#flash").inner_text()
-            stale.locator("input.reason").fill("추억 주제는 관계가 쌓인 뒤에 답합니다")
-            stale.locator("button.reject").click()
+            close.locator("input.reason").fill("추억 주제는 관계가 쌓인 뒤에 답합니다")
+            close.locator("button.reject").click()
             page.wait_for_selector("article.card.rejected")
-            assert "추억 주제는 관계가 쌓인 뒤에 답합니다" in page.locator("article.card.rejected").inner_text()
+            assert "추억 주제는 관계가 쌓인 뒤에 답합니다 · 운영자 김" in page.locator("article.card.rejected").inner_text()
             page.screenshot(path=str(tmp_path / "suggestions_after.png"), full_page=True)
             shutil.copy(tmp_path / "suggestions_after.png", SCREENS / "suggestions_after.png")
             assert not errors, errors

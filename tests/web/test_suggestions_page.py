@@ -3,13 +3,15 @@ and reject them with the token, and cross-site or malformed requests are refused
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from starlette.testclient import TestClient
 
-from orchestration.live import sheets
+from live import sheets
 from assets.resources.warehouse import _engine
-from orchestration.web.app import create_app
-from orchestration.web.config import WebConfig
+from web.app import create_app
+from web.config import WebConfig
 from tests.live.broadcasts import FIRST, FIRST_ID, judge_and_close, write_raw
 
 TOKEN = "s3cret-token"
@@ -36,7 +38,7 @@ def test_the_page_lists_suggestions_escaped_with_buttons_and_history(served):
     assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
     text = page.text
     assert FIRST_ID in text and ids["reply_cooldown_sec"] in text and "180 → 150" in text
-    assert 'class="apply"' in text and 'class="reject"' in text and "<script>" not in text.replace('<script src="/suggestions/static/suggestions.js" defer></script>', "")
+    assert 'id="operator"' in text and 'class="apply"' in text and 'class="reject"' in text and "<script>" not in text.replace('<script src="/suggestions/static/suggestions.js" defer></script>', "")
     assert "설정표 이력" in text and "파일에서 읽은 처음 값" in text
     js = client.get("/suggestions/static/suggestions.js")
     assert js.status_code == 200 and "window.confirm" in js.text
@@ -58,12 +60,16 @@ def test_apply_and_reject_through_the_endpoints(served):
     assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["changed"]
     again = post(client, "/suggestions/apply", {"suggestion_id": cool})
     assert again.status_code == 200 and not again.json()["changed"]
-    stale = post(client, "/suggestions/apply", {"suggestion_id": close})
-    assert stale.status_code == 409 and stale.json()["kind"] == "stale"
     assert post(client, "/suggestions/apply", {"suggestion_id": "SUG-NOPE"}).status_code == 404
     assert post(client, "/suggestions/reject", {"suggestion_id": close}).status_code == 400  # no reason
-    done = post(client, "/suggestions/reject", {"suggestion_id": close, "reason": "<b>추억</b>은 그대로"})
+    # the other suggestion changes another value: still open after the first was applied
+    page = client.get(f"/suggestions?token={TOKEN}").text
+    assert f'class="apply" data-id="{close}"' in page
+    done = post(client, "/suggestions/reject", {"suggestion_id": close, "reason": "<b>추억</b>은 그대로", "by": "운영자2"})
     assert done.status_code == 200
     page = client.get(f"/suggestions?token={TOKEN}").text
-    assert "반영됨 (v2)" in page and "&lt;b&gt;추억&lt;/b&gt;은 그대로" in page and "운영자" in page
+    assert "반영됨 (v2)" in page and "&lt;b&gt;추억&lt;/b&gt;은 그대로 · 운영자2 · " in page and "반영 · 운영자 · " in page
+    assert re.search(r"반영 · 운영자 · \d{4}-\d\d-\d\d \d\d:\d\d KST", page)
     assert [h["author"] for h in sheets.history(engine, "CH-0007")] == [None, "운영자"]
+    decided = {s["field"]: s["decided_by"] for s in sheets.list_suggestions(engine, FIRST_ID)}
+    assert decided == {"reply_cooldown_sec": "운영자", "min_closeness_by_topic": "운영자2"}

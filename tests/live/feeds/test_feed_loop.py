@@ -13,13 +13,13 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from orchestration.live.feeds.counts import FeedCounts
-from orchestration.live.feeds.line import Message
-from orchestration.live.feeds.listen import read_credentials
-from orchestration.live.feeds.loop import Backoff, IngestSink, Seen, Taker, run_feed, status_url
-from orchestration.live.feeds.rates import load_rates
-from orchestration.web.config import WebConfig
-from orchestration.web.live import feeds as board
+from live.feeds.counts import FeedCounts
+from live.feeds.line import Message
+from live.feeds.listen import read_credentials
+from live.feeds.loop import Backoff, IngestSink, Seen, Taker, run_feed, status_url
+from live.feeds.rates import load_rates
+from web.config import WebConfig
+from web.live import feeds as board
 from rules.common.config import ConfigError
 
 
@@ -136,7 +136,7 @@ def test_credentials_come_from_the_file_and_the_environment_wins(tmp_path):
 
 
 def test_twitch_says_which_credentials_are_missing_without_their_values():
-    from orchestration.live.feeds.twitch import TwitchError, TwitchSource
+    from live.feeds.twitch import TwitchError, TwitchSource
 
     with pytest.raises(TwitchError) as err:
         TwitchSource("someone", {"TWITCH_CLIENT_ID": "abc", "TWITCH_USER_TOKEN": "tok-123"})

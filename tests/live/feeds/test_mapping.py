@@ -12,9 +12,9 @@ from decimal import Decimal
 import jsonschema
 import pytest
 
-from orchestration.live.feeds import chzzk, twitch, youtube
-from orchestration.live.feeds.line import Donation, Message, live_chat_line, unpriced
-from orchestration.live.feeds.rates import load_rates
+from live.feeds import chzzk, twitch, youtube
+from live.feeds.line import Donation, Message, live_chat_line, unpriced
+from live.feeds.rates import load_rates
 from tests.conftest import ROOT
 from tests.live.feeds.fakes import recording
 

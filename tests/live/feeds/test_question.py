@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.live.feeds.question import is_question
+from live.feeds.question import is_question
 from tests.conftest import SEEDS
 
 LABELS = Path(__file__).with_name("question_labels.tsv")
