@@ -77,5 +77,5 @@ def cmd_sheet_history(args) -> int:
         sheets.seed_versions(engine, sheet, folder / "character_sheet.jsonl", time.time_ns())
     if not sheets.history(engine, args.character_id):
         raise UsageError(f"no character '{args.character_id}' in the sheet versions or the sheet file")
-    print(history_markdown(engine, args.character_id, load_config().timezone))
+    print(history_markdown(engine, args.character_id))
     return EXIT_OK
