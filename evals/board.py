@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from evals import csp
+from rules.common import reason_words
 from evals.manual_checks import checks_of, reviewer_lines
 from evals.pins import pins_text
 from evals.render import EMPTY_NOTICE, NO_MANUAL, script_json
@@ -379,6 +380,12 @@ def _notes(board: Board) -> str:
             + part("수동 · 사람이 봅니다", manual) + part("정직 경계선", honesty) + "</section>")
 
 
+def _reason_label(code) -> str:
+    """A quarantine reason code's Korean (`rules.common.reason_words`) before the code, when it has one."""
+    words = reason_words.REASONS.get(code) if isinstance(code, str) else None
+    return f"<b>{e(words)}</b> " if words else ""
+
+
 def _quarantine_section(spec: BoardSpec, report: Report) -> str:
     q = report.quarantine
     n = 0 if q is None else len(q)
@@ -397,7 +404,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
             raw = "" if not isinstance(raw, str) else raw if len(raw) <= RAW_PREVIEW else raw[:RAW_PREVIEW] + "…"
             line = r.get("line")
             out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
-                       f"<td><code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
+                       f"<td>{_reason_label(r.get('reason_code'))}<code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
         out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP, elsewhere=QUARANTINE_TABLE))
     elif report.quarantine is not None:
         out.append("<p class='empty'>격리된 행이 없습니다.</p>")

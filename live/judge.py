@@ -30,11 +30,15 @@ def references(raw_dir: Path, engine: sa.Engine, config: LivePickConfig, now_ns:
     state, seeded from the file (through the same gates) the first time."""
     sheet = read_raw(dataset_path(raw_dir, "character_sheet"), "character_sheet")
     if store.viewer_state_empty(engine):  # gated only to seed the state, so only then
-        relation = read_raw(dataset_path(raw_dir, "viewer_relation"), "viewer_relation")
-        no_lines = relation.iloc[0:0].assign(dataset="live_chat")
-        seeded = normalise({"live_chat": no_lines, "character_sheet": sheet, "viewer_relation": relation}, config)
-        store.seed_viewer_state(engine, seeded.tables["viewer_relation"], now_ns)
+        store.seed_viewer_state(engine, seed_relations(raw_dir, sheet, config), now_ns)
     return {"character_sheet": sheet, "viewer_relation": store.viewer_lines(engine)}
+
+
+def seed_relations(raw_dir: Path, sheet: pd.DataFrame, config: LivePickConfig) -> pd.DataFrame:
+    """The viewer relations of `raw_dir`'s file through the same gates, as the viewer state is seeded with."""
+    relation = read_raw(dataset_path(raw_dir, "viewer_relation"), "viewer_relation")
+    no_lines = relation.iloc[0:0].assign(dataset="live_chat")
+    return normalise({"live_chat": no_lines, "character_sheet": sheet, "viewer_relation": relation}, config).tables["viewer_relation"]
 
 
 def judge_windows(

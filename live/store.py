@@ -413,18 +413,24 @@ def viewer_state_empty(engine: sa.Engine) -> bool:
         return not conn.execute(sa.select(sa.func.count()).select_from(viewer_state)).scalar_one()
 
 
-def seed_viewer_state(engine: sa.Engine, relation: pd.DataFrame, now_ns: int) -> None:
-    """Load viewer relations from the reference table once, when the state is empty."""
+def state_rows(relation: pd.DataFrame) -> list[dict]:
+    """Gated viewer relations as the viewer state keeps them (one row object per viewer)."""
+    return [{k: r.get(k) for k in ("viewer_id", "nickname", "closeness_level", "answered_topics", "last_replied_at", "note")}
+            for r in relation.to_dict("records")]
+
+
+def seed_viewer_state(engine: sa.Engine, relation: pd.DataFrame, now_ns: int, replace: bool = False) -> int:
+    """Load viewer relations from the reference table once, when the state is empty (`replace`: in
+    place of the state there is, as `verdicts live-reseed` does). Returns the viewers loaded."""
     with engine.begin() as conn:
-        if conn.execute(sa.select(sa.func.count()).select_from(viewer_state)).scalar_one():
-            return
-        rows = [
-            {"viewer_id": r["viewer_id"], "updated_ns": now_ns,
-             "row": {k: r.get(k) for k in ("viewer_id", "nickname", "closeness_level", "answered_topics", "last_replied_at", "note")}}
-            for r in relation.to_dict("records")
-        ]
+        if replace:
+            conn.execute(sa.delete(viewer_state))
+        elif conn.execute(sa.select(sa.func.count()).select_from(viewer_state)).scalar_one():
+            return 0
+        rows = [{"viewer_id": r["viewer_id"], "updated_ns": now_ns, "row": r} for r in state_rows(relation)]
         if rows:
             conn.execute(viewer_state.insert(), rows)
+    return len(rows)
 
 
 def load_json(value):

@@ -14,6 +14,7 @@
     verdicts listen chzzk|youtube|twitch CHANNEL --character CH-… [--to ws://HOST:PORT/ws/ingest] [--credentials FILE]
                    [--rates RATES.yaml]
     verdicts live-close CHARACTER_ID
+    verdicts live-reseed [--input DIR]
     verdicts suggest live_pick [--broadcast ID]
     verdicts apply SUGGESTION_ID [--by NAME]
     verdicts reject SUGGESTION_ID --reason TEXT [--by NAME]
@@ -150,6 +151,10 @@ def _parser() -> argparse.ArgumentParser:
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")
     lc.set_defaults(func=live.cmd_live_close)
+
+    rs = sub.add_parser("live-reseed", help="replace the live viewer relations with DIR's viewer_relation.jsonl (stop the service first)")
+    rs.add_argument("--input", type=Path, default=None, help="folder of viewer_relation.jsonl and character_sheet.jsonl (default: the sample)")
+    rs.set_defaults(func=live.cmd_live_reseed)
 
     sg = sub.add_parser("suggest", help="live_pick: a closed broadcast's figures and sheet tuning suggestions (no --broadcast: list them)")
     sg.add_argument("domain", choices=["live_pick"])

@@ -97,7 +97,7 @@ class WebConfig:
     allowed_origins: tuple[str, ...] = field(default_factory=lambda: _listed(ORIGINS_ENV))
     """Origins (scheme://host:port) allowed on the sockets and on state-changing requests besides the
     service's own; `null` (sandboxed frames, files) only when listed."""
-    history_windows: int = 30
+    history_windows: int = 120
     """Windows a console gets on first connect (without `after_seq` or `after`), with what followed them."""
     history_bytes: int = 64 * 2**20
     """The most a console is sent on first connect (the newest frames within it)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from orchestration.commands.usage import EXIT_OK, EXIT_CHECKS_FAILED, UsageError, live_engine
@@ -98,15 +97,34 @@ def cmd_live_close(args) -> int:
 
     from live import store
     from live.judge import close_broadcast
+    from web.live.broadcasts import close_lines
     from rules.live_pick.config import load_config
 
     engine = live_engine()
     store.ensure_tables(engine)
     done = close_broadcast(engine, args.character_id, load_config(), time.time_ns)
-    print(f"{args.character_id}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
-          f"{done['answered']} answered lines written back", file=sys.stderr)
-    if done["closed"]:
-        print(f"broadcast {done['broadcast_id']}: {len(done['suggestions'])} sheet tuning suggestions"
-              + (" (too thin to suggest)" if done["thin"] else "")
-              + f"; see `verdicts suggest live_pick --broadcast {done['broadcast_id']}`", file=sys.stderr)
+    for line in close_lines(done):
+        print(line)
+    return EXIT_OK
+
+
+def cmd_live_reseed(args) -> int:
+    """The viewer relations the live service judges with, replaced by those of `--input` (through the
+    same gates as the first seeding). What closed broadcasts wrote back is dropped with them."""
+    import time
+
+    from live import store
+    from live.judge import seed_relations
+    from web.config import WebConfig
+    from rules.common.jsonl import dataset_path, read_raw
+    from rules.live_pick.config import load_config
+
+    folder = args.input or WebConfig().input_dir
+    if not dataset_path(folder, "viewer_relation").is_file():
+        raise UsageError(f"--input {folder}: no viewer_relation.jsonl there")
+    engine = live_engine()
+    store.ensure_tables(engine)
+    sheet = read_raw(dataset_path(folder, "character_sheet"), "character_sheet")
+    n = store.seed_viewer_state(engine, seed_relations(Path(folder), sheet, load_config()), time.time_ns(), replace=True)
+    print(f"viewer relations reseeded from {dataset_path(folder, 'viewer_relation')}: {n} viewers")
     return EXIT_OK

@@ -53,11 +53,29 @@ def cmd_serve(args) -> int:
         raise UsageError(f"--summary {config.summaries}: {exc}") from None
     # The frame size limit is the protocol layer's: a frame over it is refused from its header, before its
     # payload is buffered (a console's messages are small; a window frame goes the other way).
+    announce(config)
     uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="warning", ws="websockets-sansio",
                 ws_per_message_deflate=config.compress_frames, ws_max_size=config.max_frame_bytes)
     return EXIT_OK
 
 
+def announce(config) -> None:
+    """Where the service is (its pages and sockets) on stdout, and the service's own warnings and
+    errors on stderr, one line each, as they happen."""
+    import logging
+
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    base = f"http://{host}:{config.port}"
+    print(f"verdicts serve: starting on {base} (input {config.input_dir}, tags {config.tags})", flush=True)
+    for path, what in (("/", "index"), ("/live", "live console"), ("/admin", "admin pages"), ("/suggestions", "sheet suggestions")):
+        print(f"  {what:<17} {base}{path}", flush=True)
+    print(f"  {'chat in':<17} ws://{host}:{config.port}/ws/ingest", flush=True)
+    logger = logging.getLogger("verdicts")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
 def exposure(config, allow_open: bool = False) -> list[str]:
     """What an operator must be told before the service starts: a warning whenever it runs without a
     token, and the host names it answers to when it listens beyond this machine. A non-loopback address

@@ -252,6 +252,30 @@ def won(amount: int) -> str:
     return f"{amount:,}원"
 
 
+def duration(seconds: float) -> str:
+    """A span of time as people read it: ``45초``, ``4분 23초``, ``2시간 5분``, ``3일 4시간``, ``88일``.
+
+    Under a minute in whole seconds (under ten, one decimal: ``0.4초``); then the two largest units,
+    a zero second unit left out; from ten days on, days alone. A negative span is written with ``-``."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"seconds must be a number, got {type(seconds).__name__}")
+    if seconds < 0:
+        return "-" + duration(-seconds)
+    if seconds < 10 and seconds != int(seconds):
+        return f"{seconds:.1f}초"
+    s = int(round(seconds))
+    days, rest = divmod(s, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days >= 10:
+        return f"{days:,}일"
+    for big, big_unit, small, small_unit in ((days, "일", hours, "시간"), (hours, "시간", minutes, "분"),
+                                             (minutes, "분", secs, "초")):
+        if big:
+            return f"{big}{big_unit}" + (f" {small}{small_unit}" if small else "")
+    return f"{secs}초"
+
+
 # --- politeness ---------------------------------------------------------------------------
 
 # Human-readable list of the accepted sentence endings (the check itself is in

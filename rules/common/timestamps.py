@@ -51,6 +51,11 @@ LATEST_NS = (LATEST - _EPOCH) // timedelta(microseconds=1) * 1_000
 _FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
 
 
+def wall_clock(ns: int, tz: str) -> str:
+    """An instant as people in `tz` read it on a wall clock: ``2026-09-08 21:05 KST``."""
+    return datetime.fromtimestamp(int(ns) / 1e9, tz=zone(tz)).strftime("%Y-%m-%d %H:%M %Z")
+
+
 def parse(text: object, tz: str) -> Stamp | None:
     """Parse an ISO-8601 string; None when it is not one or lies outside [EARLIEST, LATEST)."""
     stamp, _ = read(text, tz)

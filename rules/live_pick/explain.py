@@ -27,7 +27,7 @@ from rules.common.collector import cycle_collection_paused
 from rules.common.evidence_table import Cited, Slot, lists
 from rules.common.explain import Columns, column_wise, each
 from rules.common.json_columns import Encoded
-from rules.common.korean import inline, josa, won
+from rules.common.korean import duration, inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 
@@ -271,9 +271,10 @@ def _base_sentences(c: Columns, config: LivePickConfig) -> list[tuple[list[str],
         elif elapsed is None:
             second = "이 시청자에게는 아직 답한 적이 없습니다."
         elif elapsed >= cooldown:
-            second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초를 넘었습니다."
+            second = f"지난 답변에서 {josa(duration(elapsed), '이/가')} 지나 쿨다운 {josa(duration(cooldown), '을/를')} 넘었습니다."
         else:
-            second = f"지난 답변에서 {elapsed}초가 지나 쿨다운 {cooldown}초 안이지만 {not_answered_} 앞서 답한 주제가 아닙니다."
+            second = (f"지난 답변에서 {josa(duration(elapsed), '이/가')} 지나 쿨다운 {duration(cooldown)} 안이지만 "
+                      f"{not_answered_} 앞서 답한 주제가 아닙니다.")
         out.append(([first, second], None if known else new_hedge))
     return out
 

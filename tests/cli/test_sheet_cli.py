@@ -23,6 +23,7 @@ def warehouse(tmp_path, monkeypatch):
 def test_history_of_a_fresh_warehouse_is_the_sheet_file(warehouse):
     code, out, _ = run("sheet-history", "CH-0007")
     assert code == 0 and "| 1 |" in out and "as loaded" in out and "| 180 |" in out
+    assert re.search(r"\| \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? KST \|", out), out  # made, on the operator's wall clock
     code, _, err = run("sheet-history", "CH-9999")
     assert code == 2 and "no character 'CH-9999'" in err
 
@@ -64,3 +65,21 @@ def test_suggest_apply_reject_and_history_from_the_command_line(warehouse):
     code, out, _ = run("suggest", "live_pick", "--broadcast", FIRST_ID)
     assert "applied (v2) · by operator-kim · " in out and "rejected: 추억 주제는 3단계로 둡니다 · by operator-kim · " in out
     assert out.count(" KST") >= 2
+
+
+def test_live_close_prints_to_stdout_and_live_reseed_puts_the_files_relations_back(warehouse):
+    from web.live.banners import relations_differ
+    from rules.live_pick.config import load_config
+
+    engine, raw = warehouse
+    judge_and_close(engine, raw, FIRST)
+    differ = relations_differ(raw, engine, load_config())
+    assert differ is not None and differ["viewers"] > 0  # the close wrote answers back
+    assert "live-reseed" in differ["message"] and "명 다릅니다" in differ["message"]
+    code, out, err = run("live-close", "CH-0007")
+    assert code == 0 and "CH-0007: nothing judged since the last close, 0 answered lines written back" in out and not err
+    code, out, _ = run("live-reseed", "--input", str(raw))
+    assert code == 0 and "viewer relations reseeded from" in out
+    assert relations_differ(raw, engine, load_config()) is None
+    code, _, err = run("live-reseed", "--input", str(raw / "nowhere"))
+    assert code == 2 and "no viewer_relation.jsonl" in err

@@ -316,7 +316,7 @@ def test_a_window_frame_spliced_from_stored_row_texts_reads_as_the_frame():
             {"msg_id": "M-2", "summary": None, "rank_in_window": 1, "evidence": []}]
     params = records.verdict_params(("CH-0007", 0), rows, {}, {"M-1": 1, "M-2": 2})
     frame = records.window_frame("CH-0007", 0, "2026-11-01T09:00:00+09:00", 30 * 10**9, 2, 12.5, [], records.stored_rows(params),
-                                 [], 7, "Asia/Seoul")
+                                 [], 7, "Asia/Seoul", {"M-1": "노래 불러줘?"})
     data = records.window_json(frame)
     assert json.loads(data.decode("utf-8")) == json.loads(json.dumps({**frame, "verdicts": rows}))
 

@@ -182,7 +182,11 @@ def test_windows_far_from_the_clock_and_characters_without_a_sheet_open_nothing(
     codes = {q["msg_id"]: q["reason_code"] for q in told["quarantined"]}
     assert codes == {"FAR-1": "window_out_of_range", "FAR-2": "window_out_of_range", "WHO-1": "unknown_character",
                      "WHO-2": "unknown_character", "WHO-3": "unknown_character"}
-    assert served.status()["open_windows"] == opened, "no window opened"
+    # windows of earlier tests' lines may close meanwhile: none of these lines' windows is among the open ones
+    now_ms = time.time() * 1000
+    open_now = served.status()["open"]
+    assert len(open_now) <= opened and all(w["character_id"] == "CH-0007" and abs(w["window_ms"] - now_ms) < 3600_000
+                                           for w in open_now), "no window opened"
     assert sorted(q["msg_id"] for q in panel["lines"]) == sorted(codes) and all(q["text"] for q in panel["lines"])
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from rules.common import evidence
 from rules.common.explain import per_verdict
-from rules.common.korean import inline, josa, won
+from rules.common.korean import duration, inline, josa, won
 from rules.live_pick import verdicts as V
 from rules.live_pick.config import LivePickConfig
 from rules.live_pick.explain import (CLOSENESS_HEDGE, FAILED_ANSWER, FIRST_VIEWER_HEDGE, NO_TAG_HEDGE, READS, RETRY_HEDGE,
@@ -189,10 +189,11 @@ def ranked_base(r: dict, config: LivePickConfig) -> tuple[list[dict], list[str],
     elif r["cooldown_elapsed_sec"] is None:
         parts.append("이 시청자에게는 아직 답한 적이 없습니다.")
     elif r["cooldown_elapsed_sec"] >= r["reply_cooldown_sec"]:
-        parts.append(f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초를 넘었습니다.")
+        parts.append(f"지난 답변에서 {josa(duration(r['cooldown_elapsed_sec']), '이/가')} 지나 "
+                     f"쿨다운 {josa(duration(r['reply_cooldown_sec']), '을/를')} 넘었습니다.")
     else:
         parts.append(
-            f"지난 답변에서 {r['cooldown_elapsed_sec']}초가 지나 쿨다운 {r['reply_cooldown_sec']}초 안이지만 "
+            f"지난 답변에서 {josa(duration(r['cooldown_elapsed_sec']), '이/가')} 지나 쿨다운 {duration(r['reply_cooldown_sec'])} 안이지만 "
             f"{josa(shown, '은/는')} 앞서 답한 주제가 아닙니다."
         )
     hedge = None if r["has_relation"] else FIRST_VIEWER_HEDGE.format(level=config.first_time_viewer.closeness_level)

@@ -422,3 +422,12 @@ def test_politeness_is_remembered_without_telling_digits_apart(parts):
     """is_polite remembers texts with their digits read as 0: the answer is the rule's on the text itself."""
     text = "".join(parts)
     assert is_polite(text) == (bool(text.strip()) and _contains_hangul(text) and not polite_violations(text))
+
+
+def test_durations_read_as_people_say_them():
+    from rules.common.korean import duration
+
+    assert [duration(s) for s in (0, 0.4, 45, 60, 263, 3600, 7325, 90061, 7_650_021, -90)] == [
+        "0초", "0.4초", "45초", "1분", "4분 23초", "1시간", "2시간 2분", "1일 1시간", "88일", "-1분 30초"]
+    with pytest.raises(TypeError):
+        duration("263")

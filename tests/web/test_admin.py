@@ -226,3 +226,40 @@ def test_a_diff_against_an_upload_on_another_golden_file_says_so_at_the_top(clie
     everything = client.get(f"/admin/retry/diff?a=all&b=up-{upload}&view=all").text
     row = everything[everything.index("EV-1002"):]
     assert "라벨 바뀜" in row[:row.index("</tr>")] and "data-kind='same'" in everything[:everything.index("EV-1002")].rsplit("<tr", 1)[-1]
+
+
+def test_the_front_door_the_korean_404_and_pages_without_reprs_or_null(client):
+    index = client.get("/")
+    assert index.status_code == 200
+    for href in ('href="/live"', 'href="/admin"', 'href="/suggestions"'):
+        assert href in index.text
+    missing = client.get("/nowhere", headers={"accept": "text/html"})
+    assert missing.status_code == 404 and "찾는 페이지가 없습니다" in missing.text and 'href="/live"' in missing.text
+    assert client.get("/nowhere", headers={"accept": "application/json"}).json()["code"] == "not_found"
+
+    client.get("/admin/live_pick?token=s3cret")
+    review = client.get("/admin/live_pick/runs/all/review/live_pick.1").text
+    item = client.get("/admin/live_pick/runs/all/items/MSG-20260908-1409").text  # tags missing, evidence value null
+    for text in (review, item):
+        for repr_ in ("['", "']", ">True<", ">False<", " True<", ">null<", "None<"):
+            assert repr_ not in text, repr_
+    assert "(비어 있음)" in item
+
+
+def test_a_value_reads_as_people_say_it():
+    from web.admin.page import cell
+
+    assert cell(["노래", "게임"]) == "노래, 게임"
+    assert cell(True) == "예" and cell(False) == "아니오"
+    assert "비어 있음" in cell(None) and "없음" in cell([])
+    assert cell(5000) == "5,000" and cell({"노래": 1}) == "노래 1"
+    assert cell("<b>") == "&lt;b&gt;"
+
+
+def test_a_dataset_error_reads_in_korean_on_the_page():
+    from web.messages import dataset_error
+
+    assert dataset_error("no line is a JSON object; is this a JSON Lines file?").startswith("JSON 객체인 줄이 하나도 없습니다")
+    assert dataset_error("not UTF-8 text (invalid start byte on line 7)") == "UTF-8 텍스트가 아닙니다 (7번째 줄)."
+    assert dataset_error("cannot be read (Permission denied)") == "파일을 읽을 수 없습니다 (Permission denied)."
+    assert "서비스 로그" in dataset_error("KeyError: 'x'")

@@ -20,6 +20,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from web import messages
+
 from web.config import WebConfig
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -106,7 +108,7 @@ def _unusable(request: Request, exc) -> Response:
 
     domain = request.path_params.get("domain", "")
     where = f"파일 <code>{e(Path(exc.file).name)}</code>" + (f" · 열 <code>{e(exc.column)}</code>" if exc.column else "")
-    body = f"<div class='error' role='alert'><p><b>이 실행의 입력을 판정하지 못했습니다.</b> {where}</p><p>{e(exc.reason)}</p></div>"
+    body = f"<div class='error' role='alert'><p><b>이 실행의 입력을 판정하지 못했습니다.</b> {where}</p><p>{e(messages.dataset_error(exc.reason))}</p></div>"
     return page(request, f"{domain} 입력 오류", body, domain_crumbs(domain, ("오류", None)), status=422)
 
 

@@ -9,12 +9,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from evals.board import e, value_html
+from evals.board import e
 from evals.domains import get as get_domain
 from evals.manual_checks import DECISION_WORDS, checks_of, item_review
 from evals.report import label
 from evals.trace import cited_rows, transcript
-from web.admin.page import domain_crumbs, label_chip, page, url
+from web.admin.page import cell, domain_crumbs, label_chip, page, url
 from web.admin.pages import decisions_of, load_run
 
 
@@ -41,11 +41,11 @@ async def item_page(request: Request) -> Response:
                     f"<tbody><tr class='{'same' if gold == verdict else 'differs'}'><td>{label_chip(gold, spec.order)}</td>"
                     f"<td>{label_chip(verdict, spec.order)}</td></tr></tbody></table>")
     skip = {spec.verdict_key, spec.id_field, spec.summary_field, "hedge", "evidence"}
-    fields = "".join(f"<div><dt>{e(k)}</dt><dd>{value_html(v)}</dd></div>" for k, v in row.items() if k not in skip)
+    fields = "".join(f"<div><dt>{e(k)}</dt><dd>{cell(v)}</dd></div>" for k, v in row.items() if k not in skip)
     body.append(f"<dl class='fields'>{fields}</dl>")
     cited = cited_rows(get_domain(domain), row, run.tables)
     ev = "".join(
-        f"<tr><td>{e(c.dataset)}</td><td><code>{e(c.field)}</code></td><td class='val'>{value_html(c.value)}</td><td>{e(c.agg or '')}</td>"
+        f"<tr><td>{e(c.dataset)}</td><td><code>{e(c.field)}</code></td><td class='val'>{cell(c.value)}</td><td>{e(c.agg or '')}</td>"
         f"<td>{_where(c.file, c.line)}</td><td>{e(c.row_id or '')}</td><td class='note'>{e(c.note)}</td></tr>" for c in cited)
     body.append("<section id='evidence'><h2>근거와 출처 행</h2><table class='evidence'><thead><tr><th>데이터셋</th><th>field</th><th>value</th>"
                 f"<th>agg</th><th>파일:줄</th><th>행 id</th><th></th></tr></thead><tbody>{ev}</tbody></table></section>")
@@ -62,7 +62,7 @@ async def item_page(request: Request) -> Response:
         head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
         lines = "".join(
             f"<tr class='{'focus' if r['_focus'] else ''}'><td>{_where(r['file'], r['line'])}</td>"
-            + "".join(f"<td>{value_html(r.get(c))}</td>" for c in t.columns)
+            + "".join(f"<td>{cell(r.get(c))}</td>" for c in t.columns)
             + f"<td>{_verdict_link(run, r['_id'], t.verdicts, spec.order)}</td></tr>" for r in t.rows)
         body.append(f"<section id='transcript'><h2>{e(t.title)}</h2><div class='wide'><table class='transcript'><thead><tr><th>파일:줄</th>{head}"
                     f"<th>판정</th></tr></thead><tbody>{lines}</tbody></table></div></section>")

@@ -25,6 +25,25 @@ DOMAIN_TITLES = {
 }
 
 
+def cell(v) -> str:
+    """A value from the data as people read it on a page (HTML-escaped): no `null`, no brackets or
+    quotes of Python or JSON. Nothing is marked as such, an empty string too, so neither is taken
+    for a blank."""
+    if v is None:
+        return "<span class='null'>(비어 있음)</span>"
+    if isinstance(v, bool):
+        return "예" if v else "아니오"
+    if isinstance(v, str):
+        return e(v) if v else "<span class='null'>(빈 글)</span>"
+    if isinstance(v, (int, float)):
+        return e(f"{v:,}" if isinstance(v, int) and abs(v) >= 1000 else v)
+    if isinstance(v, dict):
+        return ", ".join(f"{e(k)} {cell(x)}" for k, x in v.items()) or "<span class='null'>(없음)</span>"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(cell(x) for x in v) or "<span class='null'>(없음)</span>"
+    return e(v)
+
+
 def allowed(request: Request) -> bool:
     return token_ok(request, request.app.state.config.token)
 

@@ -23,7 +23,7 @@ from evals.review_team import load_config, pair_text, summarise
 from evals.stats import Ratio
 from evals.domains import get as get_domain
 from evals.trace import transcript
-from web.admin.page import BASE, domain_crumbs, label_chip, page, url
+from web.admin.page import BASE, cell, domain_crumbs, label_chip, page, url
 from web.admin.pages import decisions_of, load_run
 
 REVIEWER_COOKIE = "verdicts_reviewer"
@@ -96,7 +96,7 @@ async def review_page(request: Request) -> Response:
         votes = stored.get(item_id, {})
         mine = votes.get(me, {}) if me else {}
         focus = [r for r in transcript(get_domain(domain), row, run.tables, verdicts).rows if r["_focus"]][:2]
-        context = "".join("<div class='ctx'>" + " · ".join(f"<span><b>{e(k)}</b> {e(v)}</span>" for k, v in r.items()
+        context = "".join("<div class='ctx'>" + " · ".join(f"<span><b>{e(k)}</b> {cell(v)}</span>" for k, v in r.items()
                                                           if not k.startswith("_") and k not in ("file", "line") and v not in (None, ""))
                           + "</div>" for r in focus)
         choices = "".join(

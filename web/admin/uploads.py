@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import uuid
 from pathlib import Path
@@ -20,8 +21,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from evals import augment
 from evals.board import e
-from web.bodies import too_large
+from web import messages
 from web.admin.page import domain_crumbs, page, url
+from web.bodies import too_large
 from rules.common.atomic import atomic_open, write_text
 
 STATUS_FILE = "status.json"
@@ -156,6 +158,8 @@ def _judge(state, domain: str, upload_id: str) -> None:
         _set(state, domain, upload_id, state="error", stage="오류", dataset=exc.dataset, file=Path(exc.file).name,
              column=exc.column, reason=exc.reason)
     except Exception as exc:  # noqa: BLE001 - shown on the page; the service goes on
+        logging.getLogger("verdicts.admin").warning("upload %s/%s could not be judged: %s: %s", domain, upload_id,
+                                                    type(exc).__name__, exc)
         _set(state, domain, upload_id, state="error", stage="오류", dataset=None, file=None, column=None,
              reason=f"{type(exc).__name__}: {exc}")
     else:
@@ -189,7 +193,7 @@ async def upload_page(request: Request) -> Response:
         where = " · ".join(x for x in (f"파일 <code>{e(s['file'])}</code>" if s.get("file") else "",
                                        f"열 <code>{e(s['column'])}</code>" if s.get("column") else "") if x)
         body = (f"<div class='error' role='alert' id='upload-error'><p><b>이 업로드는 판정하지 못했습니다.</b> {where}</p>"
-                f"<p>{e(s.get('reason'))}</p></div><p>올린 파일: {files}. 다른 업로드와 날짜별 판정은 그대로입니다.</p>"
+                f"<p>{e(messages.dataset_error(s.get('reason')))}</p></div><p>올린 파일: {files}. 다른 업로드와 날짜별 판정은 그대로입니다.</p>"
                 + form(request, domain))
         return page(request, f"{domain} 업로드 오류", body, crumbs, status=422)
     from web.admin.runs import STAGES

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 import sqlalchemy as sa
 
-from web.live import records
+from web.live import records, texts
+from web.live.banners import ClockSkew
 from web.live.buffer import KEY_UNSAFE, WINDOW_OUT_OF_RANGE, WindowBuffer, key_safe, window_of
 from web.live.judging import Judging
 from web.live.windows import Key, References, Window, judge_late, prepare
@@ -57,6 +58,8 @@ class Absorber:
         self.engine, self.buffer, self.judging, self.rules = engine, buffer, judging, rules
         self.tagger, self.writer, self.grace_ns = tagger, writer, grace_ns
         self.pushed, self.last_push = pushed, last_push
+        self.skew = ClockSkew()
+        """How far the lines' sent_at is from the wall clock (a console banner when far)."""
 
     def absorb(self, rows: list[dict], now: int) -> Absorbed:
         """Gate, tag and filter landed rows; open windows; record quarantine and late lines."""
@@ -96,6 +99,7 @@ class Absorber:
                               "line": pd.array([g["seq"] for g in group], dtype="int64"), "text": [g["text"] for g in group]})
         prepared = prepare(lines, refs, self.rules)
         quarantined = records.quarantine_rows(prepared.quarantine, key_of)
+        self.skew.see(prepared.chat["sent_at_ns"].tolist(), [arrived_of[int(s)] for s in prepared.chat["line"].tolist()])
         chat = self._without_unwindowable(prepared.chat, key_of, arrived_of, quarantined)
         chat = self._without_copies(chat, key_of, quarantined)
         records.store_quarantine(self.engine, quarantined)
@@ -107,14 +111,15 @@ class Absorber:
             if key in self.buffer.open:
                 window = self.buffer.open[key]
                 window.lines += 1
-                window.quarantined.append({k: q[k] for k in ("msg_id", "reason_code", "reason")})
+                window.quarantined.append({**{k: q[k] for k in ("msg_id", "reason_code", "reason")},
+                                           "text": texts.shown_text(text_of[q["seq"]])})
                 out.counts[key] = window.lines
                 out.windows[place[q["seq"]]] = key
             else:
                 out.panel.append(panel_line(q, text_of[q["seq"]]))
         out.quarantined += quarantined
-        self.judging.add_lines(self._into_windows(chat, place, {r["msg_id"]: r["arrived_ns"] for r in group if r["msg_id"]}, now, out),
-                               refs)
+        self.judging.add_lines(self._into_windows(chat, place, {r["msg_id"]: r["arrived_ns"] for r in group if r["msg_id"]}, now, out,
+                                                  text_of), refs)
         shown = chat.tail(CHAT_SHOWN)
         out.chat += [{"msg_id": m, "character_id": c, "viewer_id": v, "sent_at": s, "body": b, "donation_amount": int(d),
                       "window_ns": int(w)} for m, c, v, s, b, d, w in zip(
@@ -155,9 +160,11 @@ class Absorber:
         seen.update((m, int(s)) for m, s in zip(chat["msg_id"], chat["line"]))
         return chat
 
-    def _into_windows(self, chat: pd.DataFrame, place: dict, arrived: dict, now: int, out: Absorbed) -> dict[Key, pd.DataFrame]:
+    def _into_windows(self, chat: pd.DataFrame, place: dict, arrived: dict, now: int, out: Absorbed,
+                      text_of: dict[int, str]) -> dict[Key, pd.DataFrame]:
         """Accepted lines by window: into their open window (opened now if need be), or late when it
-        was pushed. Returns the lines to add to open windows."""
+        was pushed. Returns the lines to add to open windows. Each window keeps what its viewers wrote
+        (`texts.body_of` the landed text) for its frame."""
         batch = {}
         # characters by exact codes: pandas' group-by reads text only up to a NUL
         characters = exact_factorize(chat["character_id"])[0]
@@ -165,14 +172,16 @@ class Absorber:
             key = (part["character_id"].iat[0], int(window))
             for seq in part["line"].tolist():
                 out.windows[place[int(seq)]] = key
+            bodies = {m: texts.body_of(text_of.get(int(seq))) for m, seq in zip(part["msg_id"], part["line"])}
             if key in self.buffer.finished or self.pushed(key):  # pushed: the line is late
-                out.late.append(self._late(key, part, arrived, now))
+                out.late.append(self._late(key, part, arrived, now, bodies))
                 for m in part["msg_id"]:  # stored as late: looked up there from now on
                     del self.buffer.seen[m]
             else:
                 if key not in self.buffer.open:
                     self._open(key, out)
                 self.buffer.open[key].lines += len(part)
+                self.buffer.open[key].texts.update(bodies)
                 out.counts[key] = self.buffer.open[key].lines
                 batch[key] = part
         return batch
@@ -183,7 +192,7 @@ class Absorber:
         out.opened[key] = key[1] + self.buffer.step + self.grace_ns
         self.judging.opened(key)
 
-    def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int) -> dict:
+    def _late(self, key: Key, chat: pd.DataFrame, arrived: dict[str, int], now: int, bodies: dict[str, str | None]) -> dict:
         rows = judge_late(chat, self.buffer.refs, self.rules, self.tagger, self.writer)
         seq_of = {m: int(s) for m, s in zip(chat["msg_id"], chat["line"])}
-        return records.store_late(self.engine, key, rows, seq_of, arrived, now, self.last_push())
+        return records.store_late(self.engine, key, rows, seq_of, arrived, now, self.last_push(), bodies)

@@ -19,7 +19,7 @@ from typing import Callable
 
 import sqlalchemy as sa
 
-from web.live import records
+from web.live import records, texts
 from web.live.buffer import WindowBuffer
 from web.live.judging import Judging
 from web.live.policy import FINISH_NS_PER_LINE
@@ -127,7 +127,8 @@ class Finishing:
             log.warning("window %s %s was already judged elsewhere; not pushed", *key)
             return None
         return records.window_frame(key[0], key[1], ready.window_start, end, window.lines, 0.0, ready.checks,
-                                    records.stored_rows(ready.params), window.quarantined, stored[0], self.rules.timezone)
+                                    records.stored_rows(ready.params), window.quarantined, stored[0], self.rules.timezone,
+                                    texts.ordered(window.texts, ready.msg_order))
 
     def _push(self, frame: dict) -> None:
         """Out at once, not after its neighbours; late frames judged from now on come after it."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from web import messages
 from web.bodies import BodyError, json_body
 from web.live import feeds
 from web.pages import head, static_files
@@ -20,27 +21,37 @@ from web.security import token_ok
 
 STATIC = Path(__file__).with_name("static")
 
-PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", "/live/static/console.js") + """<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}">
+PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", "/live/static/format.js").replace(
+    "</head>", '<script src="/live/static/console.js" defer></script>\n</head>') + """<body data-window-seconds="{window_seconds}" data-grace-ms="{grace_ms}" data-tags="{tags}" data-timezone="{timezone}" data-messages="{messages}">
 <header>
   <h1>라이브 선별 콘솔</h1>
   <span id="status" class="status">연결 중…</span>
+  <span id="countdown" class="countdown"></span>
   <span id="totals" class="totals"></span>
   <a class="totals" href="/suggestions">설정표 조정 제안 →</a>
+  <a class="totals" href="/">처음으로</a>
 </header>
+<div id="banners" class="banners" hidden></div>
+<nav class="tabs-bar"><div id="tabs" class="tabs" aria-label="캐릭터"></div>
+  <button type="button" id="close-broadcast" class="close-broadcast" hidden></button>
+  <span id="notice" class="notice" aria-live="polite"></span></nav>
+<div id="cue" class="cue" aria-live="polite"></div>
 <section id="feeds" class="feeds" hidden></section>
 <main>
   <section class="flow">
     <h2>채팅 흐름</h2>
     <div id="open" class="open-windows"></div>
     <ol id="chat" class="chat"></ol>
+    <p class="chat-hint">새로 들어오는 채팅이 여기에 흐릅니다. 닫힌 구간의 줄은 오른쪽에 모두 남습니다.</p>
     <section id="panel-box" class="panel" hidden>
       <h2>구간 밖에서 격리된 줄 <small>(캐릭터 설정표가 없거나, 구간을 알 수 없거나, 시각이 범위를 벗어난 줄)</small></h2>
       <ol id="panel"></ol>
     </section>
   </section>
   <section class="windows">
-    <h2>닫힌 구간 <small>(30초마다 답변할 질문 세 개 · 나머지는 사유별)</small></h2>
+    <h2>닫힌 구간 <small>({window_seconds}초마다 답변할 질문 세 개 · 나머지는 사유별 · 시각은 한국 시간)</small></h2>
     <div id="windows"></div>
+    <button type="button" id="earlier" class="earlier-link" hidden></button>
   </section>
 </main>
 <footer>판정은 규칙이 정하고 순위는 참고 자리입니다. 최종 선택은 운영자가 합니다. 태그: {tags}</footer>
@@ -49,17 +60,24 @@ PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", 
 """
 
 
-def page(config, window_seconds: int):
+def page(config, window_seconds: int, timezone: str):
     async def live_page(request: Request):
         if not token_ok(request, config.token):
             return PlainTextResponse("a valid token is required: open /live?token=…", status_code=403)
-        text = PAGE.format(window_seconds=window_seconds, grace_ms=int(config.grace_ms), tags=html.escape(config.tags))
+        text = PAGE.format(window_seconds=window_seconds, grace_ms=int(config.grace_ms), tags=html.escape(config.tags),
+                           timezone=html.escape(timezone), messages=html.escape(messages.catalogue_json(), quote=True))
         return HTMLResponse(text)
 
     return live_page
 
 
-static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-8", "console.css": "text/css; charset=utf-8"})
+static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-8", "format.js": "text/javascript; charset=utf-8",
+                                    "console.css": "text/css; charset=utf-8"})
+
+
+def refused(code: str, status_code: int, detail: str | None = None) -> JSONResponse:
+    """An error of an action the page takes: the code for machines, the Korean message for people."""
+    return JSONResponse({"error": detail or code, "code": code, "message": messages.error(code)}, status_code=status_code)
 
 
 def pick_up(config):
@@ -69,15 +87,15 @@ def pick_up(config):
         try:
             body = await json_body(request)
         except BodyError as exc:
-            return JSONResponse({"error": f"expected a JSON body {{\"msg_id\": ...}}: {exc.reason}"}, status_code=exc.status)
+            return refused("bad_json", exc.status, f"expected a JSON body {{\"msg_id\": ...}}: {exc.reason}")
         msg_id = body.get("msg_id") if isinstance(body, dict) else None
         if not isinstance(msg_id, str) or not msg_id:
-            return JSONResponse({"error": "msg_id is required"}, status_code=400)
+            return refused("msg_id_required", 400, "msg_id is required")
         done = await request.app.state.live.pick_up(msg_id, body.get("by") if isinstance(body.get("by"), str) else None)
         if done is None:
-            return JSONResponse({"error": f"no judged line {msg_id}"}, status_code=404)
+            return refused("no_judged_line", 404, f"no judged line {msg_id}")
         if "error" in done:
-            return JSONResponse(done, status_code=409)
+            return refused("already_a_pick", 409, done["error"])
         return JSONResponse(done)
 
     return endpoint

@@ -9,6 +9,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from live import store
+from web.live import texts as T
 from rules.common import timestamps
 from rules.common.jsonl import compact
 from rules.common.checks import CheckResult
@@ -18,13 +19,16 @@ Key = tuple[str, int]
 
 
 def window_frame(character_id: str, window_ns: int, window_start: str, window_end_ns: int, lines: int, latency_ms: float,
-                 checks: list[dict], rows: list[dict], quarantined: list[dict], push_seq: int, tz: str) -> dict:
-    """The `window` frame pushed to consoles; the same whether live or rebuilt from the store."""
+                 checks: list[dict], rows: list[dict], quarantined: list[dict], push_seq: int, tz: str,
+                 texts: dict[str, str]) -> dict:
+    """The `window` frame pushed to consoles; the same whether live or rebuilt from the store.
+    `texts`: msg_id → what the viewer wrote, for every judged line (`texts.ordered`)."""
     form = window_start[19:]
     return {
         "type": "window", "push": push_seq, "character_id": character_id, "window_start": window_start,
         "window_end": timestamps.format_ns(window_end_ns, form, tz), "window_end_ns": window_end_ns, "lines": lines,
         "latency_ms": round(latency_ms, 1), "checks": checks, "verdicts": rows, "quarantined": quarantined,
+        "texts": texts,
     }
 
 
@@ -63,7 +67,7 @@ def store_quarantine(engine: sa.Engine, rows: list[dict]) -> None:
 
 
 def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, int], arrived_ns: dict[str, int], now_ns: int,
-               after_push: int) -> dict:
+               after_push: int, texts: dict[str, str | None]) -> dict:
     """Late lines: counted in the late table, their follow-up verdicts kept apart from the window's,
     and the `late` frame's place in push order (after window push `after_push`). Returns the frame."""
     with engine.begin() as conn:
@@ -80,14 +84,15 @@ def store_late(engine: sa.Engine, key: Key, rows: list[dict], seq_of: dict[str, 
         late_seq = conn.execute(store.late_pushes.insert().returning(store.late_pushes.c.late_seq), {
             "after_push": after_push, "character_id": key[0], "window_ns": key[1], "window_start": start,
             "seq_order": [seq_of[r["msg_id"]] for r in rows]}).scalar_one()
-    return late_frame(int(late_seq), after_push, key, start, rows)
+    return late_frame(int(late_seq), after_push, key, start, rows, T.ordered(texts, [r["msg_id"] for r in rows]))
 
 
-def late_frame(late_seq: int, after_push: int, key: Key, window_start: str | None, rows: list[dict]) -> dict:
+def late_frame(late_seq: int, after_push: int, key: Key, window_start: str | None, rows: list[dict],
+               texts: dict[str, str]) -> dict:
     """The `late` frame pushed to consoles; the same whether live or rebuilt from the store.
     It was judged after window push `after` (`window_frame`'s `push`)."""
     return {"type": "late", "late_seq": late_seq, "after": after_push, "character_id": key[0], "window_ns": key[1],
-            "window_start": window_start, "lines": len(rows), "verdicts": rows}
+            "window_start": window_start, "lines": len(rows), "verdicts": rows, "texts": texts}
 
 
 VALUES_ROWS = 1000
@@ -188,11 +193,12 @@ def stored_frames(engine: sa.Engine, pushes: list[int], late: list[int], tz: str
                 rows = {m: store.load_json(v) for m, v in conn.execute(
                     sa.select(store.verdicts.c.msg_id, store.verdicts.c.row).where(
                         store.verdicts.c.character_id == r.character_id, store.verdicts.c.window_ns == r.window_ns))}
-                ordered = [rows[m] for m in store.load_json(r.msg_order) if m in rows]
+                order = store.load_json(r.msg_order)
+                ordered = [rows[m] for m in order if m in rows]
                 latency = r.pushed_ms if r.pushed_ms is not None else r.latency_ms
                 frame = window_frame(r.character_id, int(r.window_ns), r.window_start, int(r.window_end_ns), int(r.lines),
                                      latency, store.load_json(r.checks), ordered, store.load_json(r.quarantined),
-                                     int(r.push_seq), tz)
+                                     int(r.push_seq), tz, T.ordered(T.of_window(conn, r.character_id, int(r.window_ns)), order))
                 out.append(((int(r.push_seq), 0), frame, "window"))
         for frame in stored_late_frames(conn, late):
             out.append(((frame["after"], frame["late_seq"]), frame, "late"))
@@ -211,8 +217,14 @@ def stored_late_frames(conn, late_seqs: list[int]) -> list[dict]:
     for i in range(0, len(seqs), 500):  # bounded IN lists
         rows.update((int(s), store.load_json(v)) for s, v in conn.execute(
             sa.select(lv.c.seq, lv.c.row).where(lv.c.seq.in_(seqs[i:i + 500]))))
-    return [late_frame(int(r.late_seq), int(r.after_push), (r.character_id, int(r.window_ns)), r.window_start,
-                       [rows[s] for s in store.load_json(r.seq_order) if s in rows]) for r in pushed]
+    bodies = T.by_seq(conn, seqs)
+    frames = []
+    for r in pushed:
+        order = [s for s in store.load_json(r.seq_order) if s in rows]
+        texts = {rows[s]["msg_id"]: bodies.get(s) for s in order}
+        frames.append(late_frame(int(r.late_seq), int(r.after_push), (r.character_id, int(r.window_ns)), r.window_start,
+                                 [rows[s] for s in order], T.ordered(texts, [rows[s]["msg_id"] for s in order])))
+    return frames
 
 
 def last_push_seq(engine: sa.Engine) -> int:
@@ -238,12 +250,15 @@ def pick_up(engine: sa.Engine, msg_id: str, now_ns: int, by: str | None) -> dict
                                                   "window_ns": found.window_ns, "verdict": row["verdict"],
                                                   "picked_ns": now_ns, "by": by})
         picked = conn.execute(sa.select(store.pickups).where(store.pickups.c.msg_id == msg_id)).first()
-    return pickup_frame(picked._mapping, row["window_start"])
+        body = T.of_msg(conn, msg_id)
+    return pickup_frame(picked._mapping, row, body)
 
 
-def pickup_frame(p, window_start: str) -> dict:
-    return {"type": "pickup", "msg_id": p["msg_id"], "character_id": p["character_id"], "window_start": window_start,
-            "verdict": p["verdict"], "picked_at_ns": int(p["picked_ns"])}
+def pickup_frame(p, row: dict, body: str | None) -> dict:
+    """The `pickup` frame: the line picked up, with what the viewer wrote and the verdict's sentence."""
+    return {"type": "pickup", "msg_id": p["msg_id"], "character_id": p["character_id"], "window_start": row["window_start"],
+            "verdict": p["verdict"], "picked_at_ns": int(p["picked_ns"]), "viewer_id": row.get("viewer_id"),
+            "body": body, "summary": row.get("summary")}
 
 
 # -- start-up ------------------------------------------------------------------------------------
@@ -286,9 +301,9 @@ def window_lines(engine: sa.Engine, key: Key) -> tuple[int, list[dict]]:
     l, q = store.landing, store.quarantine
     with engine.connect() as conn:
         n = conn.execute(sa.select(sa.func.count()).select_from(l).where(l.c.character_id == key[0], l.c.window_ns == key[1])).scalar_one()
-        rows = conn.execute(sa.select(l.c.msg_id, q.c.reason_code, q.c.reason).join(q, q.c.seq == l.c.seq)
+        rows = conn.execute(sa.select(l.c.msg_id, q.c.reason_code, q.c.reason, l.c.text).join(q, q.c.seq == l.c.seq)
                             .where(q.c.character_id == key[0], q.c.window_ns == key[1]).order_by(q.c.seq)).all()
-    return int(n), [{"msg_id": m, "reason_code": c, "reason": r} for m, c, r in rows]
+    return int(n), [{"msg_id": m, "reason_code": c, "reason": r, "text": T.shown_text(t)} for m, c, r, t in rows]
 
 
 def landing_texts(engine: sa.Engine, seqs: list[int]) -> list[str]:

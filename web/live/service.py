@@ -33,8 +33,10 @@ from pathlib import Path
 from assets.resources.warehouse import _engine, checkpoint
 from live import store
 from web.config import WebConfig
-from web.live import records
+from live.judge import close_broadcast
+from web.live import broadcasts, records
 from web.live.absorb import CHAT_SHOWN, Absorbed, Absorber
+from web.live.banners import Banners, relations_differ, vocabulary_gaps
 from web.live.buffer import WindowBuffer
 from web.live.clients import Client
 from web.live.due import Due
@@ -84,6 +86,8 @@ class LiveService:
         self.finishing = Finishing(self.engine, self.buffer, self.judging, self.rules, clock, self._hand_out)
         self.absorber = Absorber(self.engine, self.buffer, self.judging, self.rules, self.tagger, self.writer, self.grace,
                                  self.finishing.pushed, lambda: self.finishing.stored_push)
+        self.warnings = Banners()
+        self.warnings.skew = self.absorber.skew
         self.due = Due(self.buffer, self.finishing, self.rules, self.grace, clock)
         self.backlog = History(self.engine, self.publisher, config.history_readers, config.history_windows,
                                config.history_bytes, config.resume_frames,
@@ -99,6 +103,7 @@ class LiveService:
         if self.config.judge_helper:  # first: it loads its tagger while the landing table is recovered
             await self.run(self.judging.start_helper)
         opened = await self.run(self._recover)
+        await self.run(self._settings)
         self.due.deadlines.update(opened)
         self.due.nearest()
         self.publisher.begin(await self.run(records.new_epoch, self.engine, self.clock()))
@@ -163,7 +168,26 @@ class LiveService:
         return {**tally["total"], "windows": self.publisher.windows, "characters": tally["characters"],
                 "broadcasts": tally["broadcasts"], "since_start": since, "open_windows": len(self.due.deadlines),
                 "epoch": self.epoch, "seq": self.publisher.delivery.seq, "judge_helper": await self.run(self.judging.state),
-                "clock": "event" if isinstance(self.clock, EventClock) else "wall"}
+                "clock": "event" if isinstance(self.clock, EventClock) else "wall", **await self.console_view()}
+
+    async def console_view(self) -> dict:
+        """What the console shows beside the figures: the service's clock, its open windows, the
+        characters' names, where each character's current broadcast starts, and settings warnings."""
+        return {"now_ms": self.clock() // 1_000_000,
+                "open": [{"character_id": c, "window_ms": w // 1_000_000} for c, w in list(self.due.deadlines)],
+                "names": broadcasts.names(self.buffer.refs),
+                "closed_through": await self.backlog.read(broadcasts.closed_through, self.engine),
+                "warnings": self.warnings.shown()}
+
+    async def close_broadcast(self, character_id: str) -> dict | None:
+        """Close a character's broadcast as `verdicts live-close` does, on the worker (after the lines
+        before it); None when no sheet names the character."""
+        known = self.buffer.refs.characters if self.buffer.refs is not None else frozenset()
+        if known and character_id not in known:
+            return None
+        done = await self.run(close_broadcast, self.engine, character_id, self.rules, self.clock)
+        log.info("broadcast of %s closed from the console: %s", character_id, done)
+        return done
 
     async def pick_up(self, msg_id: str, by: str | None) -> dict | None:
         """Record that the operator picked up a skipped line, and tell every console."""
@@ -373,6 +397,12 @@ class LiveService:
         if opened:
             log.warning("recovered %d open windows from the landing table", len(opened))
         return opened
+
+    def _settings(self) -> None:
+        """Settings that would change every verdict without a word: found once, at start (`banners`)."""
+        self.buffer.refresh_references()
+        self.warnings.set_fixed(relations_differ(Path(self.config.input_dir), self.engine, self.rules),
+                                vocabulary_gaps(self.tagger, self.buffer.refs.sheet if self.buffer.refs is not None else None))
 
     def _undelivered(self) -> list[tuple[dict, str, str, Key]]:
         """Frames stored to be pushed but not on record as sent (`records.undelivered`), rebuilt, in

@@ -84,6 +84,8 @@ class Window:
     sent_ns: dict[str, int] = field(default_factory=dict)
     seq_of: dict[str, int] = field(default_factory=dict)
     tags_of: dict[str, list | None] = field(default_factory=dict)
+    texts: dict[str, str | None] = field(default_factory=dict)
+    """msg_id → what the viewer wrote, for the frame (`texts.body_of`)."""
     form: str | None = None
     """The first accepted line's timestamp form: the window_start is written in it."""
 

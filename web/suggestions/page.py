@@ -5,8 +5,6 @@ the buttons are wired by `static/suggestions.js` (no inline script: the CSP forb
 from __future__ import annotations
 
 import html
-from datetime import datetime
-from zoneinfo import ZoneInfo
 from pathlib import Path
 
 from starlette.concurrency import run_in_threadpool
@@ -14,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse
 
 from live import sheets
+from rules.common import timestamps
 from assets.resources.warehouse import _engine
 from web.pages import head, static_files
 from web.security import token_ok
@@ -48,7 +47,7 @@ static_file = static_files(STATIC, KINDS)
 
 def local(ns: int | None, tz: str) -> str:
     """An instant as the operator's wall clock, e.g. 2026-09-08 21:05 KST."""
-    return datetime.fromtimestamp(int(ns) / 1e9, tz=ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M %Z")
+    return timestamps.wall_clock(ns, tz)
 
 
 def render(engine) -> str:
