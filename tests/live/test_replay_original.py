@@ -92,11 +92,10 @@ def test_the_original_pace_needs_an_event_clock_service(tmp_path):
 
 def test_a_replayed_broadcast_on_the_default_tagger_closes_with_the_gold_runs_suggestions(tmp_path):
     """The operator's week-3 loop on the defaults: the service reads bodies with the live default
-    tagger (no `--tags`), the broadcast is replayed as recorded, and closing it yields the
-    cooldown and closeness suggestions the gold run gives (tests/live/test_suggestions_per_tagger.py)."""
+    tagger (no `--tags`), the broadcast is replayed as recorded, and closing it from the console
+    (`POST /live/close`, what the page's 방송 닫기 sends) yields the cooldown and closeness suggestions
+    the gold run gives (tests/live/test_suggestions_per_tagger.py)."""
     from live import sheets
-    from live.judge import close_broadcast
-    from rules.live_pick.config import load_config
     from tests.live.broadcasts import FIRST, write_raw
 
     raw = write_raw(tmp_path / "raw")
@@ -116,9 +115,13 @@ def test_a_replayed_broadcast_on_the_default_tagger_closes_with_the_gold_runs_su
                 break
             time.sleep(0.5)
         assert len(live) == len(FIRST) and {x["provenance"]["tagger"] for x in live} == {"kiwi"}
+        close = urllib.request.Request(service.http + "/live/close", data=json.dumps({"character_id": "CH-0007"}).encode(),
+                                       method="POST", headers={"content-type": "application/json"})
+        with urllib.request.urlopen(close, timeout=120) as r:
+            done = json.loads(r.read())
+        assert done["closed"], done
     finally:
         service.stop()
-    done = close_broadcast(engine, "CH-0007", load_config(), time.time_ns)
     found = {(s["field"], s["topic"]): (s["current_value"], s["proposed_value"], s["status"])
              for s in sheets.list_suggestions(engine, done["broadcast_id"])}
     assert found == {("reply_cooldown_sec", None): (180, 150, "open"), ("min_closeness_by_topic", "팬과의추억"): (3, 2, "open")}
