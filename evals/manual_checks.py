@@ -274,7 +274,7 @@ def reviewer_lines(report: Report) -> list[tuple[str, list[str]]]:
         if not team["reviewers"]:
             out.append((key, ["아직 아무도 판단하지 않았습니다."]))
             continue
-        lines = [f"검토자별 진행: " + ", ".join(f"{r} {v['votes']} / {team['sampled']}건" + (f" (메모 {v['notes']})" if v["notes"] else "")
+        lines = ["검토자별 진행: " + ", ".join(f"{r} {v['votes']} / {team['sampled']}건" + (f" (메모 {v['notes']})" if v["notes"] else "")
                                             for r, v in sorted(team["reviewers"].items()))]
         pairs = [Pair(**p) for p in team["pairs"]]
         lines.append("검토자 간 일치 (Cohen's kappa): " + ("; ".join(pair_text(p) for p in pairs) if pairs
@@ -297,6 +297,6 @@ def queue_markdown(check: ManualCheck, rows: list[dict], id_field: str, verdict_
     out = [f"# {check.key} {check.title}", "",
            f"후보 {candidates}건 가운데 표본 {len(rows)}건 · 항목마다 검토자 {team.per_item}명 · 다 본 항목 {team.complete} / {len(rows)}", "",
            md_table([id_field, "규칙 판정", *reviewers, "다수 판단", "메모"], table), ""]
-    out += [f"- 검토자별 진행: " + (", ".join(f"{r} {v['votes']} / {len(rows)}건" for r, v in sorted(team.reviewers.items())) or "아직 없음")]
+    out += ["- 검토자별 진행: " + (", ".join(f"{r} {v['votes']} / {len(rows)}건" for r, v in sorted(team.reviewers.items())) or "아직 없음")]
     out += ["- 검토자 간 일치 (Cohen's kappa): " + ("; ".join(pair_text(p) for p in team.pairs) or "두 사람이 함께 판단한 항목이 아직 없습니다")]
     return "\n".join(out) + "\n"

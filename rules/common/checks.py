@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from schemas import columns, row_checker
