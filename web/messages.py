@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from starlette.responses import JSONResponse
+
 from rules.common import reason_words
 
 UNKNOWN_PREFIX = reason_words.UNKNOWN_PREFIX
@@ -91,6 +93,11 @@ def check_title(check_id: str) -> str:
 
 def error(key: str) -> str:
     return ERRORS.get(key, key)
+
+
+def refused(code: str, status_code: int, detail: str | None = None) -> JSONResponse:
+    """An error of an action a page takes, as JSON: the code for machines, the Korean message for people."""
+    return JSONResponse({"error": detail or code, "code": code, "message": error(code)}, status_code=status_code)
 
 
 def state(key: str) -> str:

@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse
 
 from live import store
 from web import messages
+from web.messages import refused
 from web.bodies import BodyError, json_body
 from web.security import token_ok
 
@@ -55,9 +56,6 @@ def close_lines(done: dict) -> list[str]:
 def close(config):
     """`POST /live/close {"character_id"}`: close that character's broadcast (the page asks first)."""
     async def endpoint(request: Request):
-        def refused(code: str, status_code: int, detail: str | None = None) -> JSONResponse:
-            return JSONResponse({"error": detail or code, "code": code, "message": messages.error(code)}, status_code=status_code)
-
         if not token_ok(request, config.token):
             return JSONResponse({"error": "a valid token is required"}, status_code=403)
         try:

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
 from web import messages
+from web.messages import refused
 from web.bodies import BodyError, json_body
 from web.live import feeds
 from web.pages import head, static_files
@@ -73,11 +74,6 @@ def page(config, window_seconds: int, timezone: str):
 
 static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-8", "format.js": "text/javascript; charset=utf-8",
                                     "console.css": "text/css; charset=utf-8"})
-
-
-def refused(code: str, status_code: int, detail: str | None = None) -> JSONResponse:
-    """An error of an action the page takes: the code for machines, the Korean message for people."""
-    return JSONResponse({"error": detail or code, "code": code, "message": messages.error(code)}, status_code=status_code)
 
 
 def pick_up(config):
