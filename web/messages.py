@@ -13,6 +13,8 @@ import json
 from starlette.responses import JSONResponse
 
 from rules.common import reason_words
+from web.bodies import BodyError, json_body
+from web.security import token_ok
 
 UNKNOWN_PREFIX = reason_words.UNKNOWN_PREFIX
 
@@ -98,6 +100,17 @@ def error(key: str) -> str:
 def refused(code: str, status_code: int, detail: str | None = None) -> JSONResponse:
     """An error of an action a page takes, as JSON: the code for machines, the Korean message for people."""
     return JSONResponse({"error": detail or code, "code": code, "message": error(code)}, status_code=status_code)
+
+
+async def action_body(request, token: str | None, expected: str = "") -> tuple[object, JSONResponse | None]:
+    """The JSON body of a console action, or the refusal to answer with instead: no valid token (403),
+    or a body that is not JSON (`bad_json`, its reason after `expected`)."""
+    if not token_ok(request, token):
+        return None, JSONResponse({"error": "a valid token is required"}, status_code=403)
+    try:
+        return await json_body(request), None
+    except BodyError as exc:
+        return None, refused("bad_json", exc.status, expected + exc.reason)
 
 
 def state(key: str) -> str:

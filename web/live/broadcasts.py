@@ -11,9 +11,7 @@ from starlette.responses import JSONResponse
 
 from live import store
 from web import messages
-from web.messages import refused
-from web.bodies import BodyError, json_body
-from web.security import token_ok
+from web.messages import action_body, refused
 
 
 def closed_through(engine: sa.Engine) -> dict[str, int]:
@@ -56,12 +54,9 @@ def close_lines(done: dict) -> list[str]:
 def close(config):
     """`POST /live/close {"character_id"}`: close that character's broadcast (the page asks first)."""
     async def endpoint(request: Request):
-        if not token_ok(request, config.token):
-            return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        try:
-            body = await json_body(request)
-        except BodyError as exc:
-            return refused("bad_json", exc.status, exc.reason)
+        body, refusal = await action_body(request, config.token)
+        if refusal is not None:
+            return refusal
         character = body.get("character_id") if isinstance(body, dict) else None
         if not isinstance(character, str) or not character.strip():
             return refused("character_required", 400)

@@ -9,8 +9,8 @@ import time
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from web.bodies import BodyError, json_body
-from web.security import token_ok
+from web.messages import action_body
+
 
 COUNTS = ("received", "sent", "acknowledged", "quarantined", "duplicates", "reconnects", "skipped", "unpriced")
 TEXTS = ("feed", "platform", "channel", "character_id")
@@ -55,12 +55,9 @@ def snapshot(app, now: float | None = None) -> list[dict]:
 
 def receive(config):
     async def endpoint(request: Request):
-        if not token_ok(request, config.token):
-            return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        try:
-            body = await json_body(request)
-        except BodyError as exc:
-            return JSONResponse({"error": exc.reason}, status_code=exc.status)
+        body, refusal = await action_body(request, config.token)
+        if refusal is not None:
+            return refusal
         report = report_of(body)
         if isinstance(report, str):
             return JSONResponse({"error": report}, status_code=400)

@@ -14,8 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
 from web import messages
-from web.messages import refused
-from web.bodies import BodyError, json_body
+from web.messages import action_body, refused
 from web.live import feeds
 from web.pages import head, static_files
 from web.security import token_ok
@@ -78,12 +77,9 @@ static_file = static_files(STATIC, {"console.js": "text/javascript; charset=utf-
 
 def pick_up(config):
     async def endpoint(request: Request):
-        if not token_ok(request, config.token):
-            return JSONResponse({"error": "a valid token is required"}, status_code=403)
-        try:
-            body = await json_body(request)
-        except BodyError as exc:
-            return refused("bad_json", exc.status, f"expected a JSON body {{\"msg_id\": ...}}: {exc.reason}")
+        body, refusal = await action_body(request, config.token, 'expected a JSON body {"msg_id": ...}: ')
+        if refusal is not None:
+            return refusal
         msg_id = body.get("msg_id") if isinstance(body, dict) else None
         if not isinstance(msg_id, str) or not msg_id:
             return refused("msg_id_required", 400, "msg_id is required")
