@@ -380,7 +380,7 @@ def _notes(board: Board) -> str:
             + part("수동 · 사람이 봅니다", manual) + part("정직 경계선", honesty) + "</section>")
 
 
-def _reason_label(code) -> str:
+def reason_label(code) -> str:
     """A quarantine reason code's Korean (`rules.common.reason_words`) before the code, when it has one."""
     words = reason_words.REASONS.get(code) if isinstance(code, str) else None
     return f"<b>{e(words)}</b> " if words else ""
@@ -404,7 +404,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
             raw = "" if not isinstance(raw, str) else raw if len(raw) <= RAW_PREVIEW else raw[:RAW_PREVIEW] + "…"
             line = r.get("line")
             out.append(f"<tr><td>{e(r.get('dataset'))}</td><td>{e(_int_or_blank(line))}</td><td><code>{e(_text_or_dash(r.get('id')))}</code></td>"
-                       f"<td>{_reason_label(r.get('reason_code'))}<code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
+                       f"<td>{reason_label(r.get('reason_code'))}<code>{e(r.get('reason_code'))}</code> {e(r.get('reason'))}</td><td><code class='raw'>{e(raw)}</code></td></tr>")
         out.append("</tbody></table>" + overflow_note(n - MAX_ITEMS_PER_GROUP, elsewhere=QUARANTINE_TABLE))
     elif report.quarantine is not None:
         out.append("<p class='empty'>격리된 행이 없습니다.</p>")
@@ -414,7 +414,7 @@ def _quarantine_section(spec: BoardSpec, report: Report) -> str:
         out.append(markdown_html(own[spec.excluded_heading]))
     if report.excluded:
         out.append("<table class='excluded'><thead><tr><th>id</th><th>코드</th><th>사유</th></tr></thead><tbody>")
-        out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td><code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
+        out += [f"<tr><td><code>{e(x.get('id'))}</code></td><td>{reason_label(x.get('code'))}<code>{e(x.get('code'))}</code></td><td>{e(x.get('reason'))}</td></tr>"
                 for x in report.excluded[:MAX_ITEMS_PER_GROUP]]
         out.append("</tbody></table>" + overflow_note(len(report.excluded) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE))
     else:

@@ -127,6 +127,8 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
     now = clock()
     step = config.window_seconds * timestamps.NS_PER_SEC
     with engine.begin() as conn:
+        ended = conn.execute(sa.update(store.starts).where(store.starts.c.character_id == character_id)
+                             .where(store.starts.c.ended_ns.is_(None)).values(ended_ns=now)).rowcount > 0
         last_closed = conn.execute(
             sa.select(sa.func.max(store.broadcasts.c.last_window_ns)).where(store.broadcasts.c.character_id == character_id)
         ).scalar_one()
@@ -135,8 +137,8 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
         if last_closed is not None:
             q = q.where(store.verdicts.c.window_ns > last_closed)
         judged = sorted(((store.load_json(r), store.load_json(t), int(w)) for r, t, w in conn.execute(q)), key=lambda x: x[2])
-        if not judged:
-            return {"character_id": character_id, "answered": 0, "closed": False}
+        if not judged:  # a broadcast started with nothing judged yet still goes off air
+            return {"character_id": character_id, "answered": 0, "closed": False, "ended": ended}
         states = {v: store.load_json(r) for v, r in conn.execute(sa.select(store.viewer_state.c.viewer_id, store.viewer_state.c.row))}
         # Lines the operator picked up on the console count as answered too.
         picked = set(conn.execute(sa.select(store.pickups.c.msg_id).where(store.pickups.c.character_id == character_id)).scalars())
@@ -164,7 +166,7 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
     # The closed broadcast's figures and sheet tuning suggestions, for the operator to decide on.
     broadcast = {"character_id": character_id, "first_window_ns": judged[0][2], "last_window_ns": judged[-1][2]}
     suggested = sheets.suggest_broadcast(engine, broadcast, config, now)
-    return {"character_id": character_id, "answered": answered, "closed": True,
+    return {"character_id": character_id, "answered": answered, "closed": True, "ended": ended,
             "broadcast_id": sheets.broadcast_id(character_id, judged[0][2], config.timezone),
             "suggestions": [s.suggestion_id for s in suggested.suggestions], "thin": suggested.thin}
 

@@ -11,7 +11,8 @@
   (kept current as late lines are recorded) and close → stored latency.
 - `live_pick_live_late`: lines that arrived after their window was judged.
 - `live_pick_viewer_state`: viewer relations, seeded from the reference file, updated when
-  a broadcast closes; `live_pick_broadcasts`: closed broadcasts.
+  a broadcast closes; `live_pick_broadcasts`: closed broadcasts; `live_pick_broadcast_starts`:
+  broadcasts started (from the console or `verdicts live-start`), with the viewer relations in force then.
 - `live_pick_live_pushes`: windows the live service finished and pushed, in push order (the
   resume cursor), with the seed's checks and the window end → frame sent latency.
 - `live_pick_live_late_verdicts`: the follow-up verdicts of late lines (never the window's own).
@@ -131,6 +132,15 @@ broadcasts = sa.Table(
     sa.Column("first_window_ns", sa.BigInteger, nullable=False),
     sa.Column("closed_ns", sa.BigInteger, nullable=False),
     sa.Column("answered", sa.Integer, nullable=False),
+)
+starts = sa.Table(
+    "live_pick_broadcast_starts", metadata,
+    sa.Column("character_id", sa.Text, primary_key=True),
+    sa.Column("started_ns", sa.BigInteger, primary_key=True),
+    sa.Column("first_window_ns", sa.BigInteger, nullable=False),
+    sa.Column("viewers", sa.Integer, nullable=False),
+    sa.Column("started_by", sa.Text),
+    sa.Column("ended_ns", sa.BigInteger),  # set by the close that ends it
 )
 pushes = sa.Table(
     "live_pick_live_pushes", metadata,

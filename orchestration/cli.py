@@ -13,6 +13,7 @@
     verdicts replay FILE --to ws://HOST:PORT/ws/ingest --pace original [--speed X]
     verdicts listen chzzk|youtube|twitch CHANNEL --character CH-… [--to ws://HOST:PORT/ws/ingest] [--credentials FILE]
                    [--rates RATES.yaml]
+    verdicts live-start CHARACTER_ID [--close-previous]
     verdicts live-close CHARACTER_ID
     verdicts live-reseed [--input DIR]
     verdicts suggest live_pick [--broadcast ID]
@@ -147,6 +148,12 @@ def _parser() -> argparse.ArgumentParser:
     li.add_argument("--rates", type=Path, help="donation rate table (default: live/feeds/donation_rates.yaml)")
     li.add_argument("--endpoint", help="send the platform client's requests to this address instead (a local stand-in, as the tests do)")
     li.set_defaults(func=live.cmd_listen)
+
+    ls = sub.add_parser("live-start", help="start a character's live broadcast now (its windows from now are the current broadcast)")
+    ls.add_argument("character_id")
+    ls.add_argument("--close-previous", action="store_true", help="close the character's broadcast still open first (as live-close)")
+    ls.add_argument("--input", type=Path, default=None, help="folder of the character sheets the service judges with (default: the sample)")
+    ls.set_defaults(func=live.cmd_live_start)
 
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")

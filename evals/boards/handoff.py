@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evals.board import MAX_ITEMS_PER_GROUP, REPORT_FILE, Board, BoardSpec, column_items, e, inline_md, md_table_rows, overflow_note, verdict_label
+from evals.board import MAX_ITEMS_PER_GROUP, REPORT_FILE, Board, BoardSpec, column_items, e, inline_md, md_table_rows, overflow_note, reason_label, verdict_label
 from evals.handoff import AGGREGATES, UNKNOWN_ROOM, is_aggregates
 from evals.trace import Transcript, TraceSpec, rows_where, shown_rows
 from rules.handoff import verdicts as V
@@ -21,7 +21,7 @@ def items(spec: BoardSpec, board: Board) -> str:
     rows = "".join(
         f"<details class='held-room' data-id='{e(room)}'><summary>{verdict_label(V.HELD, ())} <code class='id'>{e(room)}</code>"
         f" <span class='sum'>빠진 줄 {len(xs)}개 때문에 이 대화만 판정에서 뺐습니다.</span></summary><div class='body'><ul>"
-        + "".join(f"<li><code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in xs) + "</ul></div></details>"
+        + "".join(f"<li>{reason_label(x.get('code'))}<code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>" for x in xs) + "</ul></div></details>"
         for room, xs in list(held.items())[:MAX_ITEMS_PER_GROUP])
     rows += overflow_note(len(held) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE)
     column = (f"<details class='group column held' id='g-held' data-group-verdict='{e(V.HELD)}' open><summary><h2>{verdict_label(V.HELD, ())} "
@@ -38,7 +38,7 @@ def _dropped(board: Board) -> str:
     rows = board.report.excluded
     if not rows:
         return ""
-    items = "".join(f"<li><code>{e(x.get('id'))}</code> <code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>"
+    items = "".join(f"<li><code>{e(x.get('id'))}</code> {reason_label(x.get('code'))}<code>{e(x.get('code'))}</code> {e(x.get('reason'))}</li>"
                     for x in rows[:MAX_ITEMS_PER_GROUP])
     return (f"<section class='dropped' aria-label='판정에서 뺀 줄'><h2>판정에서 뺀 줄 {len(rows)}개</h2><ul>{items}</ul>"
             f"{overflow_note(len(rows) - MAX_ITEMS_PER_GROUP, elsewhere=REPORT_FILE)}</section>")

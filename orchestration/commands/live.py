@@ -108,6 +108,31 @@ def cmd_live_close(args) -> int:
     return EXIT_OK
 
 
+def cmd_live_start(args) -> int:
+    import time
+
+    from live import store
+    from live.judge import references
+    from live.on_air import start_broadcast
+    from web.config import WebConfig
+    from web.live.broadcasts import start_lines
+    from web.live.windows import References
+    from rules.live_pick.config import load_config
+
+    config = load_config()
+    engine = live_engine()
+    store.ensure_tables(engine)
+    folder = Path(args.input or WebConfig().input_dir)
+    if args.character_id not in References.of((), references(folder, engine, config, time.time_ns()), config).characters:
+        raise UsageError(f"{args.character_id}: no character sheet in {folder} names it")
+    done = start_broadcast(engine, args.character_id, config, time.time_ns, args.close_previous, by="command line")
+    if not done["started"]:
+        raise UsageError(start_lines(done, config.timezone)[0])
+    for line in start_lines(done, config.timezone):
+        print(line)
+    return EXIT_OK
+
+
 def cmd_live_reseed(args) -> int:
     """The viewer relations the live service judges with, replaced by those of `--input` (through the
     same gates as the first seeding). What closed broadcasts wrote back is dropped with them."""

@@ -51,9 +51,9 @@ LATEST_NS = (LATEST - _EPOCH) // timedelta(microseconds=1) * 1_000
 _FRACTION = re.compile(r"(?<=\d\d:\d\d:\d\d)[.,](\d+)")
 
 
-def wall_clock(ns: int, tz: str) -> str:
-    """An instant as people in `tz` read it on a wall clock: ``2026-09-08 21:05 KST``."""
-    return datetime.fromtimestamp(int(ns) / 1e9, tz=zone(tz)).strftime("%Y-%m-%d %H:%M %Z")
+def wall_clock(ns: int, tz: str, seconds: bool = False) -> str:
+    """An instant as people in `tz` read it on a wall clock: ``2026-09-08 21:05 KST`` (``21:05:07`` with seconds)."""
+    return datetime.fromtimestamp(int(ns) / 1e9, tz=zone(tz)).strftime("%Y-%m-%d %H:%M:%S %Z" if seconds else "%Y-%m-%d %H:%M %Z")
 
 
 def parse(text: object, tz: str) -> Stamp | None:

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from evals import board as B
+from rules.common import reason_words
 from evals.board import board_from_dir, markdown_html, render_board
 from evals.markdown import md_table
 from evals import domains
@@ -243,6 +244,12 @@ def test_quarantined_rows_have_their_own_section_with_reasons(name, pages):
         assert r["reason_code"] in section
     for x in report.excluded:
         assert " ".join(x["reason"].split()) in section
+    # Every reason code with Korean words shows them to the reader, in the excluded rows' table too.
+    held = section.split(spec.excluded_heading)[-1]
+    for code in {x["code"] for x in report.excluded} & set(reason_words.REASONS):
+        assert reason_words.REASONS[code] in held, code
+    for code in set(report.quarantine["reason_code"]) & set(reason_words.REASONS):
+        assert reason_words.REASONS[code] in section, code
     # The rest of the page is unaffected: every judged row is still an item.
     assert len(page.items) == len(rows)
     assert spec.excluded_heading in section

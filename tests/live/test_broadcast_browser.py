@@ -193,3 +193,82 @@ def test_a_seven_character_broadcast_on_the_console(chromium_browser, tmp_path):
                 shutil.copy(tmp_path / name, ARTEFACTS / f"live_broadcast_{name}")
         page.close()
         service.stop()
+
+
+def test_starting_a_broadcast_from_the_page(chromium_browser, tmp_path):
+    """Every character with a sheet has a tab before its first line; 방송 시작 (confirmed) puts the
+    chosen one on air; starting again while its broadcast is open asks once more, and only when the
+    operator agrees closes it and starts anew, its windows moving behind the earlier-broadcasts link."""
+    service = Service(tmp_path, window_seconds=WINDOW_S, late_horizon=None).start()
+    chat = tmp_path / "chat.jsonl"
+    sample = [json.loads(t) for t in sample_lines() if t.startswith("{")]
+    mine = [dict(x) for x in sample if x.get("character_id") == "CH-0007"]
+    lines = []
+    for step in range(12):
+        line = dict(mine[step % len(mine)], msg_id=f"MSG-S-{step:03d}", sent_at=f"2026-09-08T21:14:{step // 2:02d}")
+        lines.append(json.dumps(line, ensure_ascii=False))
+    chat.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    page = chromium_browser.new_page(viewport={"width": 1366, "height": 768})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    answers: list[bool] = []
+    page.on("dialog", lambda d: d.accept() if answers.pop(0) else d.dismiss())
+    try:
+        page.goto(f"{service.http}/live")
+        page.wait_for_selector("#status[data-state='live']", timeout=20000)
+        page.wait_for_selector("button.tab[data-character='CH-0007']", timeout=10000)
+        assert page.locator("button.tab").count() == 8  # 전체 and the sample's seven characters, no line yet
+        assert page.locator("article.window").count() == 0
+        page.locator("button.tab[data-character='CH-0007']").click()
+
+        answers.extend([True])
+        page.locator("#start-broadcast").click()
+        page.wait_for_selector("#notice[data-state='started']", timeout=20000)
+        assert "시작했습니다" in page.locator("#notice").inner_text()
+        page.wait_for_selector("button.tab.on-air[data-character='CH-0007']", timeout=10000)
+        assert "방송 중" in page.locator("#on-air").inner_text()
+
+        replay = subprocess.run([str(BIN / "verdicts"), "replay", str(chat), "--speed", "1", "--shift-to-now",
+                                 "--to", f"{service.ws}/ws/ingest"], cwd=ROOT, env=service.env, capture_output=True,
+                                text=True, timeout=90)
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        page.wait_for_function("() => document.querySelectorAll('article.window').length >= 2", timeout=30000)
+        deadline = time.time() + 30
+        while status(service)["pending"] and time.time() < deadline:
+            time.sleep(0.3)
+        windows = page.locator("article.window").count()
+        assert page.locator("article.window.earlier").count() == 0, "the started broadcast's windows are current"
+
+        # starting again while it is open: the operator declines to close it, then agrees
+        answers.extend([True, False])
+        page.locator("#start-broadcast").click()
+        page.wait_for_selector("#notice[data-state='nothing']", timeout=20000)
+        assert "시작하지 않았습니다" in page.locator("#notice").inner_text()
+        assert "CH-0007" in status(service)["broadcasts"]
+        answers.extend([True, True])
+        page.locator("#start-broadcast").click()
+        page.wait_for_selector("#notice[data-state='started']", timeout=20000)
+        said = page.locator("#notice").inner_text()
+        assert "닫았습니다" in said and "시작했습니다" in said, said
+        page.wait_for_function(f"() => document.querySelectorAll('article.window.earlier').length === {windows}", timeout=10000)
+        assert page.locator("#earlier").is_visible() and f"이전 방송 구간 {windows}개" in page.locator("#earlier").inner_text()
+        deadline = time.time() + 10  # the store's figures are cached for up to a second
+        while "CH-0007" in (st := status(service))["broadcasts"] and time.time() < deadline:
+            time.sleep(0.3)
+        assert "CH-0007" not in st["broadcasts"] and set(st["on_air"]) == {"CH-0007"}
+        page.screenshot(path=str(tmp_path / "started.png"))
+
+        # closing from the page takes it off air
+        answers.extend([True])
+        page.locator("#close-broadcast").click()
+        page.wait_for_selector("#notice[data-state='nothing']", timeout=20000)
+        page.wait_for_function("() => !document.querySelector(\"button.tab[data-character='CH-0007']\").classList.contains('on-air')",
+                               timeout=10000)
+        assert status(service)["on_air"] == {}
+        assert not answers and not errors, (answers, errors)
+    finally:
+        if (tmp_path / "started.png").exists():
+            ARTEFACTS.mkdir(parents=True, exist_ok=True)
+            shutil.copy(tmp_path / "started.png", ARTEFACTS / "live_broadcast_started.png")
+        page.close()
+        service.stop()

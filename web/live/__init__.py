@@ -5,7 +5,7 @@
 - `windows`: the window buffer over the `rules/live_pick` engine; `records`: its warehouse tables;
 - `clients`: bounded per-console queues; `sockets`: the two WebSocket endpoints;
 - `page` and `static/`: the operator's page, its script and style; `texts`: what the viewers wrote, in
-  the frames; `broadcasts`: the current broadcast and closing it from the page; `warnings`: settings
+  the frames; `broadcasts`: the current broadcast, starting and closing it from the page; `warnings`: settings
   that would change every verdict, said loudly;
 - `feeds`: the counts the chat feeds (`verdicts listen`) report, shown on `/live/status` and the console.
 """
@@ -29,6 +29,7 @@ def routes(config) -> list:
         Route("/live/static/{name}", page.static_file),
         Route("/live/pickup", page.pick_up(config), methods=["POST"]),
         Route("/live/status", page.status(config)),
+        Route("/live/start", broadcasts.start(config, rules.timezone), methods=["POST"]),
         Route("/live/close", broadcasts.close(config), methods=["POST"]),
         Route("/live/feeds", feeds.receive(config), methods=["POST"]),
     ]

@@ -1,6 +1,7 @@
 """A character's broadcast as the console shows it: which windows are the current broadcast (after
-the last close), the characters' names, and closing a broadcast from the page (`POST /live/close`),
-which does what `verdicts live-close` does (`live.judge.close_broadcast`: answered
+the last close and the last start), the characters' names, and starting and closing a broadcast
+from the page (`POST /live/start`, `POST /live/close`), which do what `verdicts live-start` and
+`verdicts live-close` do (`live.on_air.start_broadcast`; `live.judge.close_broadcast`: answered
 lines written back to the viewer state, the broadcast's sheet tuning suggestions made)."""
 
 from __future__ import annotations
@@ -9,18 +10,21 @@ import sqlalchemy as sa
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from live import store
+from live import on_air
+from rules.common.timestamps import wall_clock
 from web import messages
 from web.messages import action_body, refused
 
 
-def closed_through(engine: sa.Engine) -> dict[str, int]:
-    """character_id → the start (ms) of the last window of its closed broadcasts: windows up to it
-    belong to earlier broadcasts."""
-    b = store.broadcasts
+def where_current(engine: sa.Engine) -> dict:
+    """`closed_through`: character_id → the instant (ms) up to which its windows belong to earlier
+    broadcasts (its last close, or the window before its last start); `on_air`: the characters whose
+    broadcast was started and not closed since, with when (ms) and the viewer relations in force."""
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(b.c.character_id, sa.func.max(b.c.last_window_ns)).group_by(b.c.character_id)).all()
-    return {c: int(w) // 1_000_000 for c, w in rows if w is not None}
+        cut, started = on_air.current_from(conn), on_air.on_air(conn)
+    return {"closed_through": {c: w // 1_000_000 for c, w in cut.items()},
+            "on_air": {c: {"started_ms": s["started_ns"] // 1_000_000, "first_window_ms": s["first_window_ns"] // 1_000_000,
+                           "viewers": s["viewers"]} for c, s in started.items()}}
 
 
 def names(refs) -> dict[str, str]:
@@ -34,7 +38,8 @@ def names(refs) -> dict[str, str]:
 def close_message(done: dict) -> str:
     """What closing did, in Korean for the page."""
     if not done["closed"]:
-        return f"{done['character_id']}: {messages.state('nothing_to_close')}."
+        off = " 방송을 끝냈습니다." if done.get("ended") else ""
+        return f"{done['character_id']}: {messages.state('nothing_to_close')}.{off}"
     thin = " (방송이 짧아 제안할 만큼 모이지 않았습니다)" if done.get("thin") else ""
     return (f"{done['character_id']} 방송 {done['broadcast_id']}을 닫았습니다. 답한 줄 {done['answered']:,}개를 시청자 기록에 "
             f"썼고, 설정표 조정 제안 {len(done['suggestions']):,}개를 만들었습니다{thin}.")
@@ -43,7 +48,7 @@ def close_message(done: dict) -> str:
 def close_lines(done: dict) -> list[str]:
     """What closing did, in English for the command line (`verdicts live-close` prints these to stdout)."""
     out = [f"{done['character_id']}: {'closed' if done['closed'] else 'nothing judged since the last close'}, "
-           f"{done['answered']} answered lines written back"]
+           f"{done['answered']} answered lines written back" + ("; off air" if done.get("ended") else "")]
     if done["closed"]:
         out.append(f"broadcast {done['broadcast_id']}: {len(done['suggestions'])} sheet tuning suggestions"
                    + (" (too thin to suggest)" if done["thin"] else "")
@@ -51,8 +56,37 @@ def close_lines(done: dict) -> list[str]:
     return out
 
 
-def close(config):
-    """`POST /live/close {"character_id"}`: close that character's broadcast (the page asks first)."""
+def start_message(done: dict, tz: str) -> str:
+    """What starting did (or why it waits), in Korean for the page."""
+    c = done["character_id"]
+    if not done["started"]:
+        p = done["previous"]
+        return (f"{c}의 이전 방송이 아직 닫히지 않았습니다 (판정한 구간 {p['windows']:,}개, "
+                f"{_clock(p['first_window_ns'], tz)}부터). 닫아야 새 방송을 시작할 수 있습니다.")
+    closed = close_message(done["closed"]) + " " if done.get("closed") else ""
+    return (f"{closed}{c} 방송을 {_clock(done['started_ns'], tz)}에 시작했습니다. 시청자 기록 "
+            f"{done['viewers']:,}명으로 판정하고, {_clock(done['first_window_ns'], tz)} 구간부터 이 방송으로 셉니다.")
+
+
+def start_lines(done: dict, tz: str) -> list[str]:
+    """What starting did, in English for the command line (`verdicts live-start` prints these to stdout)."""
+    c = done["character_id"]
+    if not done["started"]:
+        p = done["previous"]
+        return [f"{c}: not started: the previous broadcast is still open ({p['windows']} judged windows since "
+                f"{_clock(p['first_window_ns'], tz)}); close it with --close-previous or `verdicts live-close {c}`"]
+    out = close_lines(done["closed"]) if done.get("closed") else []
+    return out + [f"{c}: on air since {_clock(done['started_ns'], tz)}, windows from {_clock(done['first_window_ns'], tz)}, "
+                  f"judged with {done['viewers']} viewer relations"]
+
+
+def _clock(ns: int, tz: str) -> str:
+    return wall_clock(ns, tz, seconds=True)
+
+
+def _action(config, act):
+    """A console action on one character (`{"character_id", ...}`): `act(live, character_id, body)` gives
+    what it did and its status, or None when no sheet names the character."""
     async def endpoint(request: Request):
         body, refusal = await action_body(request, config.token)
         if refusal is not None:
@@ -60,9 +94,28 @@ def close(config):
         character = body.get("character_id") if isinstance(body, dict) else None
         if not isinstance(character, str) or not character.strip():
             return refused("character_required", 400)
-        done = await request.app.state.live.close_broadcast(character.strip())
+        done = await act(request.app.state.live, character.strip(), body)
         if done is None:
             return refused("unknown_character", 404)
-        return JSONResponse({**done, "message": close_message(done)})
+        return JSONResponse(done[0], status_code=done[1])
 
     return endpoint
+
+
+def start(config, tz: str):
+    """`POST /live/start {"character_id", "close_previous"}`: put that character's broadcast on air
+    (the page asks first, and asks again before closing a broadcast still open: 409 until then)."""
+    async def act(live, character: str, body: dict):
+        done = await live.start_broadcast(character, body.get("close_previous") is True)
+        return None if done is None else ({**done, "message": start_message(done, tz)}, 200 if done["started"] else 409)
+
+    return _action(config, act)
+
+
+def close(config):
+    """`POST /live/close {"character_id"}`: close that character's broadcast (the page asks first)."""
+    async def act(live, character: str, body: dict):
+        done = await live.close_broadcast(character)
+        return None if done is None else ({**done, "message": close_message(done)}, 200)
+
+    return _action(config, act)

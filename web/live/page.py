@@ -33,6 +33,8 @@ PAGE = head("라이브 선별 콘솔 · live_pick", "/live/static/console.css", 
 </header>
 <div id="banners" class="banners" hidden></div>
 <nav class="tabs-bar"><div id="tabs" class="tabs" aria-label="캐릭터"></div>
+  <span id="on-air" class="on-air-note" hidden></span>
+  <button type="button" id="start-broadcast" class="start-broadcast" hidden></button>
   <button type="button" id="close-broadcast" class="close-broadcast" hidden></button>
   <span id="notice" class="notice" aria-live="polite"></span></nav>
 <div id="cue" class="cue" aria-live="polite"></div>

@@ -9,6 +9,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from live import store
+from live.on_air import EARLIEST, current_from
 from web.live import texts as T
 from rules.common import timestamps
 from rules.common.jsonl import compact
@@ -424,7 +425,7 @@ def counts(engine: sa.Engine, known: set[str]) -> dict:
     """What the store holds, by the landing line each row came from: `received` (landed) = `judged` +
     `quarantined` + `duplicates` (ids already seen: copies a sender sent again) + `late` + `pending`
     (in windows not finished yet). In total, per character (lines of no known character under
-    `other`), and per character's current broadcast (its windows after the last broadcast closed)."""
+    `other`), and per character's current broadcast (its windows after its last close and last start: `on_air`)."""
     l, q = store.landing, store.quarantine
     dup = (q.c.reason_code == "duplicate_id").label("dup")
     with engine.connect() as conn:
@@ -443,8 +444,7 @@ def counts(engine: sa.Engine, known: set[str]) -> dict:
         for name, table in (("judged", store.verdicts), ("late", store.late)):
             add(conn.execute(sa.select(l.c.character_id, l.c.window_ns, sa.func.count().label("n"))
                              .join(table, table.c.seq == l.c.seq).group_by(l.c.character_id, l.c.window_ns)), lambda r, n=name: n)
-        cutoffs = dict(conn.execute(sa.select(store.broadcasts.c.character_id, sa.func.max(store.broadcasts.c.last_window_ns))
-                                    .group_by(store.broadcasts.c.character_id)).all())
+        cutoffs = current_from(conn)
 
     def total(parts):
         out = dict.fromkeys(("received", *OUTCOMES), 0)
@@ -459,7 +459,7 @@ def counts(engine: sa.Engine, known: set[str]) -> dict:
     for (c, w), cell in cells.items():
         name = c if c in known else "other"
         by_character.setdefault(name, []).append(cell)
-        if name != "other" and w is not None and w > int(cutoffs.get(c) or -(2**62)):
+        if name != "other" and w is not None and w > cutoffs.get(c, EARLIEST):
             current.setdefault(name, []).append(cell)
     return {"total": total(cells.values()), "characters": {c: total(v) for c, v in sorted(by_character.items())},
             "broadcasts": {c: total(v) for c, v in sorted(current.items())}}

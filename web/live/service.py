@@ -34,6 +34,7 @@ from assets.resources.warehouse import _engine, checkpoint
 from live import store
 from web.config import WebConfig
 from live.judge import close_broadcast
+from live.on_air import start_broadcast
 from web.live import broadcasts, records
 from web.live.absorb import CHAT_SHOWN, Absorbed, Absorber
 from web.live.banners import Banners, relations_differ, vocabulary_gaps
@@ -176,7 +177,7 @@ class LiveService:
         return {"now_ms": self.clock() // 1_000_000,
                 "open": [{"character_id": c, "window_ms": w // 1_000_000} for c, w in list(self.due.deadlines)],
                 "names": broadcasts.names(self.buffer.refs),
-                "closed_through": await self.backlog.read(broadcasts.closed_through, self.engine),
+                **await self.backlog.read(broadcasts.where_current, self.engine),
                 "warnings": self.warnings.shown()}
 
     async def close_broadcast(self, character_id: str) -> dict | None:
@@ -188,6 +189,21 @@ class LiveService:
         done = await self.run(close_broadcast, self.engine, character_id, self.rules, self.clock)
         log.info("broadcast of %s closed from the console: %s", character_id, done)
         return done
+
+    async def start_broadcast(self, character_id: str, close_previous: bool, by: str | None = None) -> dict | None:
+        """Put a character's broadcast on air as `verdicts live-start` does, on the worker; None when no
+        sheet names the character."""
+        known = await self.run(self._characters)
+        if character_id not in known:
+            return None
+        done = await self.run(start_broadcast, self.engine, character_id, self.rules, self.clock, close_previous, by)
+        log.info("broadcast of %s started from the console: %s", character_id, done)
+        return done
+
+    def _characters(self) -> frozenset[str]:
+        """The characters of the sheets in force now (read again: a sheet may have been added since)."""
+        self.buffer.refresh_references()
+        return self.buffer.refs.characters if self.buffer.refs is not None else frozenset()
 
     async def pick_up(self, msg_id: str, by: str | None) -> dict | None:
         """Record that the operator picked up a skipped line, and tell every console."""

@@ -35,7 +35,8 @@
   const picked = new Map();    // msg_id → pickup frame
   const openWindows = new Map(); // "character_id|window_ms" → {character_id, startMs, lines}
   const characters = new Map();  // character_id → name ("" until known)
-  const closedThrough = {};       // character_id → last window start (ms) of its closed broadcasts
+  const closedThrough = {};       // character_id → up to this window start (ms): earlier broadcasts (last close or start)
+  let onAir = {};                 // character_id → its broadcast started and not closed since (the store's)
   const latencies = [];
   const lateSeen = new Set();
   const panelSeen = new Set();
@@ -117,14 +118,19 @@
     const all = [["", "전체"], ...[...characters.keys()].sort().map((id) => [id, who(id)])];
     for (const [id, label] of all) {
       const b = el("button", "tab", label);
+      if (onAir[id]) { b.classList.add("on-air"); b.title = `방송 중 (${F.time(onAir[id].started_ms)} 시작)`; }
       b.type = "button";
       b.dataset.character = id;
       b.setAttribute("aria-pressed", String(filter === id));
       b.addEventListener("click", () => choose(id));
       nav.append(b);
     }
-    $("close-broadcast").hidden = !filter;
+    $("start-broadcast").hidden = $("close-broadcast").hidden = !filter;
+    $("start-broadcast").textContent = filter ? `${who(filter)} 방송 시작` : "";
     $("close-broadcast").textContent = filter ? `${who(filter)} 방송 닫기` : "";
+    const air = filter && onAir[filter];
+    $("on-air").hidden = !air;
+    $("on-air").textContent = air ? `방송 중 · ${F.time(air.started_ms)} 시작 · 시청자 기록 ${F.count(air.viewers)}명` : "";
   }
   function choose(id) {
     filter = id;
@@ -536,7 +542,7 @@
       throw new Error(F.error("network"));
     }
     const out = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(out.message || F.error(out.code || "network"));
+    if (!res.ok) throw Object.assign(new Error(out.message || F.error(out.code || "network")), { status: res.status, body: out });
     return out;
   }
   async function pickUp(msgId, button) {
@@ -574,32 +580,58 @@
     }
   }
 
-  // -- closing a broadcast from the page ----------------------------------------------------------------
-  async function closeBroadcast() {
-    const id = filter;
-    if (!id) return;
-    const ok = window.confirm(`${who(id)}의 방송을 닫을까요?\n\n답한 질문과 집어 올린 줄을 시청자 기록에 쓰고, 설정표 조정 제안을 만듭니다. 닫은 뒤 들어오는 줄은 새 방송으로 셉니다.`);
-    if (!ok) return;
+  // -- starting and closing a broadcast from the page ------------------------------------------------
+  async function act(buttonId, failed, fn) {
+    // one action at a time on a button; what it did (or why not) in the notice line
     const note = $("notice");
-    const button = $("close-broadcast");
+    const button = $(buttonId);
     button.disabled = true;
     try {
-      const done = await post("/live/close", { character_id: id });
+      const done = await fn();
+      if (!done) return;
       note.replaceChildren(el("span", null, done.message + " "));
-      if (done.closed) {
+      if (done.closed === true || (done.closed && done.closed.closed)) {
         const a = el("a", null, "설정표 조정 제안 보기 →");
         a.href = "/suggestions";
         note.append(a);
       }
-      note.dataset.state = done.closed ? "closed" : "nothing";
+      note.dataset.state = done.state;
       pollStatus();
     } catch (e) {
-      note.textContent = `방송을 닫지 못했습니다: ${e.message}`;
+      note.textContent = `${failed}: ${e.message}`;
       note.dataset.state = "error";
     } finally {
       button.disabled = false;
     }
   }
+  function startBroadcast() {
+    const id = filter;
+    if (!id) return;
+    if (!window.confirm(`${who(id)}의 방송을 지금 시작할까요?\n\n지금 구간부터 이 방송으로 세고, 지금의 시청자 기록으로 판정합니다.`)) return;
+    act("start-broadcast", "방송을 시작하지 못했습니다", async () => {
+      let done;
+      try {
+        done = await post("/live/start", { character_id: id });
+      } catch (e) {
+        if (e.status !== 409 || !e.body.previous) throw e;
+        if (!window.confirm(`${e.body.message}\n\n이전 방송을 닫고(답한 질문과 집어 올린 줄을 시청자 기록에 쓰고 설정표 조정 제안을 만듭니다) 새 방송을 시작할까요?`)) {
+          return { message: `${who(id)} 방송을 시작하지 않았습니다. 이전 방송이 열려 있습니다.`, state: "nothing" };
+        }
+        done = await post("/live/start", { character_id: id, close_previous: true });
+      }
+      return { ...done, state: "started" };
+    });
+  }
+  function closeBroadcast() {
+    const id = filter;
+    if (!id) return;
+    if (!window.confirm(`${who(id)}의 방송을 닫을까요?\n\n답한 질문과 집어 올린 줄을 시청자 기록에 쓰고, 설정표 조정 제안을 만듭니다. 닫은 뒤 들어오는 줄은 새 방송으로 셉니다.`)) return;
+    act("close-broadcast", "방송을 닫지 못했습니다", async () => {
+      const done = await post("/live/close", { character_id: id });
+      return { ...done, state: done.closed ? "closed" : "nothing" };
+    });
+  }
+  $("start-broadcast").addEventListener("click", startBroadcast);
   $("close-broadcast").addEventListener("click", closeBroadcast);
   $("earlier").addEventListener("click", () => { showEarlier = !showEarlier; applyFilter(); });
 
@@ -660,6 +692,8 @@
         if (typeof st.received === "number") { counts = st; showTotals(); }
         for (const [id, name] of Object.entries(st.names || {})) know(id, name);
         Object.assign(closedThrough, st.closed_through || {});
+        const air = JSON.stringify(st.on_air || {});
+        if (air !== JSON.stringify(onAir)) { onAir = st.on_air || {}; showTabs(); }
         for (const art of windows.values()) markEarlier(art);
         serverOpen = new Set((st.open || []).map((w) => `${w.character_id}|${w.window_ms}`));
         showBanners(st.warnings);

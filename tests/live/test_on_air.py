@@ -1,0 +1,111 @@
+"""Starting a broadcast (`live.on_air`, `verdicts live-start`, `POST /live/start`): it goes on air from
+the window holding now, with the viewer relations in force then; a broadcast still open is closed first
+only when the operator says so; the current broadcast's windows and figures begin after the start."""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+
+from live import landing, store
+from live.judge import close_broadcast, judge_windows, seed_relations
+from live.on_air import current_from, on_air, start_broadcast
+from rules.common.jsonl import dataset_path, read_raw
+from rules.live_pick.config import load_config
+from tests.cli.helpers import run
+from tests.cli.test_sheet_cli import warehouse  # noqa: F401 - the fixture
+from tests.live.broadcasts import FIRST, SEC, VIEWERS, judge_and_close, ns
+from web.live.broadcasts import start_lines, start_message, where_current
+from web.live.records import counts
+
+TZ = "Asia/Seoul"
+
+
+def test_a_first_start_goes_on_air_from_the_window_holding_now(warehouse):
+    engine, raw = warehouse
+    store.ensure_tables(engine)
+    store.seed_viewer_state(engine, _relations(raw), ns("2026-09-08T20:00:00"))
+    at = ns("2026-09-08T20:59:47")
+    done = start_broadcast(engine, "CH-0007", load_config(), lambda: at, by="operator-kim")
+    assert done["started"] and done["closed"] is None and done["previous"] is None
+    assert done["started_ns"] == at and done["first_window_ns"] == ns("2026-09-08T20:59:30")
+    assert done["viewers"] == len(VIEWERS)
+    with engine.connect() as conn:
+        assert on_air(conn) == {"CH-0007": {"started_ns": at, "first_window_ns": ns("2026-09-08T20:59:30"),
+                                            "viewers": len(VIEWERS), "started_by": "operator-kim"}}
+        assert current_from(conn) == {"CH-0007": ns("2026-09-08T20:59:30") - 1}
+    said = start_message(done, TZ)
+    assert "2026-09-08 20:59:47 KST에 시작했습니다" in said and f"시청자 기록 {len(VIEWERS)}명" in said
+    assert "20:59:30 KST 구간부터" in said
+    # a paused clock (the recording's own time) still makes one row a start
+    again = start_broadcast(engine, "CH-0007", load_config(), lambda: at)
+    assert again["started"] and again["started_ns"] == at + 1
+
+
+def test_a_broadcast_still_open_is_closed_first_only_when_asked(warehouse):
+    engine, raw = warehouse
+    config = load_config()
+    done = judge_and_close(engine, raw, FIRST[:12])  # broadcast 1 judged and closed
+    assert done["closed"]
+    keys, last = judge_more(engine, raw, FIRST[12:])  # judged after that close: a broadcast not closed yet
+    later = last + 600 * SEC
+
+    refused = start_broadcast(engine, "CH-0007", config, lambda: later)
+    assert not refused["started"] and refused["previous"]["windows"] == len(keys)
+    assert refused["previous"]["first_window_ns"] == keys[0][1] and refused["previous"]["last_window_ns"] == keys[-1][1]
+    with engine.connect() as conn:
+        assert not conn.execute(sa.select(store.starts)).all(), "nothing written while the operator decides"
+        closes = conn.execute(sa.select(sa.func.count()).select_from(store.broadcasts)).scalar_one()
+    assert "이전 방송이 아직 닫히지 않았습니다" in start_message(refused, TZ)
+    assert "--close-previous" in start_lines(refused, TZ)[0]
+
+    before = counts(engine, {"CH-0007"})["broadcasts"]["CH-0007"]
+    assert before["judged"] == len(FIRST) - 12
+    started = start_broadcast(engine, "CH-0007", config, lambda: later, close_previous=True)
+    assert started["started"] and started["closed"]["closed"] and started["closed"]["answered"] > 0
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(store.broadcasts)).scalar_one() == closes + 1
+        assert set(on_air(conn)) == {"CH-0007"}
+    said = start_message(started, TZ)
+    assert "을 닫았습니다" in said and "시작했습니다" in said
+    # the store's figures of the current broadcast start after it: nothing judged in it yet
+    assert "CH-0007" not in counts(engine, {"CH-0007"})["broadcasts"]
+    view = where_current(engine)
+    assert view["closed_through"]["CH-0007"] == (started["first_window_ns"] - 1) // 1_000_000
+    assert view["on_air"]["CH-0007"]["started_ms"] == later // 1_000_000
+
+    # closing it again ends the time on air
+    close_broadcast(engine, "CH-0007", config, lambda: later + 10 * SEC)
+    with engine.connect() as conn:
+        assert on_air(conn) == {}
+
+
+def test_live_start_prints_to_stdout_and_refuses_loudly(warehouse):
+    engine, raw = warehouse
+    code, out, err = run("live-start", "CH-0007", "--input", str(raw))
+    assert code == 0 and not err
+    assert out.startswith("CH-0007: on air since ") and " KST" in out and "viewer relations" in out
+    code, _, err = run("live-start", "CH-9999", "--input", str(raw))
+    assert code == 2 and "CH-9999: no character sheet" in err
+    judge_and_close(engine, raw, FIRST[:6])
+    judge_more(engine, raw, FIRST[6:12])  # judged after a close, never closed: refused without --close-previous
+    code, out, err = run("live-start", "CH-0007", "--input", str(raw))
+    assert code == 2 and "previous broadcast is still open" in err and not out
+    code, out, err = run("live-start", "CH-0007", "--close-previous", "--input", str(raw))
+    assert code == 0 and "CH-0007: closed" in out and "on air since" in out
+
+
+def judge_more(engine, raw, lines: list[str]) -> tuple[list, int]:
+    """Land and judge more CH-0007 lines (no close); their windows and the last line's instant."""
+    config = load_config()
+    stamps = [ns(json.loads(t)["sent_at"]) for t in lines]
+    landing.append(engine, lines, max(stamps), config.window_seconds, TZ)
+    keys = sorted({("CH-0007", s - s % (config.window_seconds * SEC)) for s in stamps})
+    judge_windows(engine, keys, raw, config, "gold", None, lambda: max(stamps) + 60 * SEC)
+    return keys, max(stamps)
+
+
+def _relations(raw):
+    sheet = read_raw(dataset_path(raw, "character_sheet"), "character_sheet")
+    return seed_relations(raw, sheet, load_config())
