@@ -165,7 +165,7 @@ def _just_answered(c: Columns, config: LivePickConfig):
         Slot("dataset", "viewer_relation", "answered_topics", c["answered_tag"]),
         Slot("dataset", "character_sheet", "reply_cooldown_sec", c["reply_cooldown_sec"]),
     ], len(c["sent_at"]))
-    s = [f"{who}에게 {shown} 이야기를 답한 지 {elapsed}초밖에 지나지 않아 쿨다운 {cooldown}초 안입니다. "
+    s = [f"{who}에게 {shown} 이야기를 답한 지 {duration(elapsed)}밖에 지나지 않아 쿨다운 {duration(cooldown)} 안입니다. "
          "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
          for who, shown, elapsed, cooldown in zip(each(inline, _who(c)), each(inline, c["answered_tag"]),
                                                   c["cooldown_elapsed_sec"], c["reply_cooldown_sec"])]

@@ -135,8 +135,8 @@ def _just_answered(r: dict, config: LivePickConfig):
         ev("character_sheet", "reply_cooldown_sec", r["reply_cooldown_sec"]),
     ]
     s = (
-        f"{_who(r)}에게 {shown} 이야기를 답한 지 {r['cooldown_elapsed_sec']}초밖에 지나지 않아 "
-        f"쿨다운 {r['reply_cooldown_sec']}초 안입니다. "
+        f"{_who(r)}에게 {shown} 이야기를 답한 지 {duration(r['cooldown_elapsed_sec'])}밖에 지나지 않아 "
+        f"쿨다운 {duration(r['reply_cooldown_sec'])} 안입니다. "
         "같은 사람에게 같은 주제를 잇달아 답하면 대화가 겹쳐 보여 미뤄 둡니다."
     )
     return e, s, None

@@ -593,7 +593,7 @@ def test_empty_chat_gives_no_rows():
 
 
 def test_integral_float_numbers_are_judged_as_integers():
-    # JSON Schema's "integer" accepts 3000.0; the run must go on and print 3,000원, 180초, 2단계.
+    # JSON Schema's "integer" accepts 3000.0; the run must go on and print 3,000원, 3분, 2단계.
     relations = [viewer("VW-1", closeness=2.0, answered=["노래"], last="2026-09-08T21:13:00")]
     chat = [
         line("MSG-0001", "2026-09-08T21:14:00", tags=["게임"], donation=3000.0, viewer_id="VW-1"),
@@ -603,7 +603,7 @@ def test_integral_float_numbers_are_judged_as_integers():
     rows = run(chat, [sheet(mins={"게임": 2}, cooldown=180.0)], relations)
     assert brief(rows) == {"MSG-0001": (PICK, 1), "MSG-0002": (OUT, None), "MSG-0003": (JUST, None)}
     assert "3,000원" in rows["MSG-0001"]["summary"] and "5,000원" in rows["MSG-0002"]["summary"]
-    assert "쿨다운 180초" in rows["MSG-0003"]["summary"]
+    assert "쿨다운 3분 안" in rows["MSG-0003"]["summary"]  # 180.0 read as 180 seconds
     values = [e["value"] for r in rows.values() for e in r["evidence"]
               if e["field"] in ("donation_amount", "closeness_level", "reply_cooldown_sec")]
     assert values and all(type(v) is int for v in values)
