@@ -6,8 +6,10 @@ console for real)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -145,7 +147,8 @@ def test_code_server_command_serves_the_code_location_and_passes_its_health_chec
     cmd = [str(BIN / cmd[0]), *cmd[1:]]
     cmd[cmd.index("-h") + 1], cmd[cmd.index("-p") + 1] = "127.0.0.1", str(port)
     env = {**os.environ, "DAGSTER_HOME": str(prepare_home(tmp_path / "home"))}
-    server = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # a session of its own: the code server starts a gRPC child, which must not outlive the test
+    server = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline, ok = time.time() + 90, False
         while time.time() < deadline and not ok:
@@ -155,6 +158,8 @@ def test_code_server_command_serves_the_code_location_and_passes_its_health_chec
         assert ok, "code server did not become healthy"
     finally:
         stop(server)
+        with contextlib.suppress(ProcessLookupError):  # whatever it started, by its process group (its own PID)
+            os.killpg(server.pid, signal.SIGKILL)
 
 
 def test_the_live_console_service_shares_the_warehouse_and_requires_its_token():
