@@ -182,9 +182,11 @@ def broadcasts_to_close(engine: sa.Engine, now_ns: int, gap_seconds: float) -> l
         sa.select(store.broadcasts.c.character_id, sa.func.max(store.broadcasts.c.last_window_ns).label("closed"))
         .group_by(store.broadcasts.c.character_id).subquery()
     )
+    # judged: windows with verdicts, as a close counts them (a window whose every line was
+    # quarantined has none, and would keep the broadcast due to close forever)
     newest = (
-        sa.select(store.windows.c.character_id, sa.func.max(store.windows.c.window_ns).label("judged"))
-        .group_by(store.windows.c.character_id).subquery()
+        sa.select(store.verdicts.c.character_id, sa.func.max(store.verdicts.c.window_ns).label("judged"))
+        .group_by(store.verdicts.c.character_id).subquery()
     )
     q = (
         sa.select(last_line.c.character_id)

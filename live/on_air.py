@@ -43,12 +43,14 @@ def on_air(conn: sa.Connection) -> dict[str, dict]:
 
 
 def still_open(conn: sa.Connection, character_id: str) -> dict | None:
-    """The windows judged since the character's last close (a broadcast not closed yet), or None."""
-    b, w = store.broadcasts, store.windows
+    """The windows judged since the character's last close (a broadcast not closed yet), or None.
+    Judged as a close counts them: windows with verdicts (one whose every line was quarantined has none)."""
+    b, v = store.broadcasts, store.verdicts
     last = conn.execute(sa.select(sa.func.max(b.c.last_window_ns)).where(b.c.character_id == character_id)).scalar_one()
-    q = sa.select(sa.func.count(), sa.func.min(w.c.window_ns), sa.func.max(w.c.window_ns)).where(w.c.character_id == character_id)
+    q = (sa.select(sa.func.count(sa.distinct(v.c.window_ns)), sa.func.min(v.c.window_ns), sa.func.max(v.c.window_ns))
+         .where(v.c.character_id == character_id))
     if last is not None:
-        q = q.where(w.c.window_ns > last)
+        q = q.where(v.c.window_ns > last)
     n, first, newest = conn.execute(q).one()
     return {"windows": int(n), "first_window_ns": int(first), "last_window_ns": int(newest)} if n else None
 
@@ -57,12 +59,16 @@ def start_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
                     by: str | None = None) -> dict:
     """Put the character's broadcast on air from the window holding now.
 
-    With a broadcast still open and `close_previous` false nothing is written: the answer says what
-    is open (`started` false, `previous`), for the operator to confirm closing it."""
+    With a broadcast still open (windows judged since the last close: the one on air, or one never
+    started) and `close_previous` false nothing is written: the answer says what is open (`started`
+    false, `previous`, and `on_air` when it was started), for the operator to confirm closing it.
+    On air already with nothing judged since: that start stands (`already`), nothing is written."""
     store.ensure_tables(engine)
     with engine.connect() as conn:
-        previous = still_open(conn, character_id)
-    out: dict = {"character_id": character_id, "started": False, "previous": previous, "closed": None}
+        previous, current = still_open(conn, character_id), on_air(conn).get(character_id)
+    out: dict = {"character_id": character_id, "started": False, "previous": previous, "on_air": current, "closed": None}
+    if previous is None and current is not None:  # on air already, nothing judged since: the same broadcast
+        return {**out, "started": True, "already": True, **{k: current[k] for k in ("started_ns", "first_window_ns", "viewers")}}
     if previous is not None:
         if not close_previous:
             return out

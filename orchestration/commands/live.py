@@ -114,6 +114,7 @@ def cmd_live_start(args) -> int:
     from live import store
     from live.judge import references
     from live.on_air import start_broadcast
+    from rules.common.jsonl import DatasetError
     from web.config import WebConfig
     from web.live.broadcasts import start_lines
     from web.live.windows import References
@@ -123,9 +124,14 @@ def cmd_live_start(args) -> int:
     engine = live_engine()
     store.ensure_tables(engine)
     folder = Path(args.input or WebConfig().input_dir)
-    if args.character_id not in References.of((), references(folder, engine, config, time.time_ns()), config).characters:
-        raise UsageError(f"{args.character_id}: no character sheet in {folder} names it")
-    done = start_broadcast(engine, args.character_id, config, time.time_ns, args.close_previous, by="command line")
+    character = args.character_id.strip()
+    try:
+        known = References.of((), references(folder, engine, config, time.time_ns()), config).characters
+    except DatasetError as exc:
+        raise UsageError(f"--input {folder}: {exc}") from None
+    if character not in known:
+        raise UsageError(f"{character}: no character sheet in {folder} names it")
+    done = start_broadcast(engine, character, config, time.time_ns, args.close_previous, by="command line")
     if not done["started"]:
         raise UsageError(start_lines(done, config.timezone)[0])
     for line in start_lines(done, config.timezone):

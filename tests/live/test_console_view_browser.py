@@ -62,3 +62,34 @@ def test_earlier_broadcasts_go_behind_a_link_and_figures_read_as_people_read_the
     finally:
         page.close()
         service.stop()
+
+
+def test_a_started_broadcast_is_one_however_long_its_gaps(chromium_browser, tmp_path):
+    """Windows after a character's start stay the current broadcast across a gap of twenty minutes
+    (which, for a broadcast no one started, puts the windows before it behind the link)."""
+    import urllib.request
+
+    service = Service(tmp_path).start()
+    page = chromium_browser.new_page(viewport={"width": 1366, "height": 768})
+    sockets = []
+    page.route_web_socket(re.compile(r".*/ws/windows.*"), lambda ws: sockets.append(ws))
+    try:
+        started = urllib.request.Request(service.http + "/live/start", data=json.dumps({"character_id": "CH-0007"}).encode(),
+                                         headers={"Content-Type": "application/json", "Origin": service.http}, method="POST")
+        with urllib.request.urlopen(started, timeout=30) as r:
+            first_ns = json.loads(r.read())["first_window_ns"]
+        page.goto(f"{service.http}/live")
+        page.wait_for_function("() => document.querySelector('#status').dataset.state === 'live'", timeout=30000)
+        page.wait_for_selector("button.tab.on-air[data-character='CH-0007']", timeout=10000)
+        ws = sockets[0]
+        ws.send(json.dumps({"type": "resumed", "epoch": 1, "through": 0}))
+        for f in (frame(1, first_ns, 200.0), frame(2, first_ns + 20 * 60 * 10**9, 200.0)):
+            ws.send(json.dumps(f, ensure_ascii=False))
+        page.wait_for_function("() => document.querySelectorAll('article.window').length === 2", timeout=10000)
+        page.wait_for_timeout(2500)  # a status poll or two: the view must not change
+        shown = page.eval_on_selector_all("article.window", "els => els.map(e => [e.dataset.seq, e.hidden, e.classList.contains('earlier')])")
+        assert shown == [["2", False, False], ["1", False, False]]
+        assert page.locator("#earlier").is_hidden()
+    finally:
+        page.close()
+        service.stop()

@@ -9,7 +9,7 @@ import json
 import sqlalchemy as sa
 
 from live import landing, store
-from live.judge import close_broadcast, judge_windows, seed_relations
+from live.judge import broadcasts_to_close, close_broadcast, judge_windows, seed_relations
 from live.on_air import current_from, on_air, start_broadcast
 from rules.common.jsonl import dataset_path, read_raw
 from rules.live_pick.config import load_config
@@ -38,7 +38,8 @@ def test_a_first_start_goes_on_air_from_the_window_holding_now(warehouse):
     said = start_message(done, TZ)
     assert "2026-09-08 20:59:47 KST에 시작했습니다" in said and f"시청자 기록 {len(VIEWERS)}명" in said
     assert "20:59:30 KST 구간부터" in said
-    # a paused clock (the recording's own time) still makes one row a start
+    # off air (nothing judged) and on again at the same instant of a paused clock (the recording's own time): one row a start
+    assert close_broadcast(engine, "CH-0007", load_config(), lambda: at)["ended"]
     again = start_broadcast(engine, "CH-0007", load_config(), lambda: at)
     assert again["started"] and again["started_ns"] == at + 1
 
@@ -109,3 +110,44 @@ def judge_more(engine, raw, lines: list[str]) -> tuple[list, int]:
 def _relations(raw):
     sheet = read_raw(dataset_path(raw, "character_sheet"), "character_sheet")
     return seed_relations(raw, sheet, load_config())
+
+
+def test_a_quarantined_window_keeps_no_broadcast_open(warehouse):
+    """A window whose every line was quarantined has no verdicts: nothing to close, so it neither
+    makes a start wait for a close nor keeps the close sensor closing the character forever."""
+    engine, raw = warehouse
+    config = load_config()
+    store.ensure_tables(engine)
+    bad = json.dumps({"msg_id": "MSG-Q01", "character_id": "CH-0022", "viewer_id": "VW-Q", "sent_at": "2026-09-08T21:00:05",
+                      "body": "질문", "donation_amount": 0, "is_question": "maybe"}, ensure_ascii=False)
+    at = ns("2026-09-08T21:00:05")
+    landing.append(engine, [bad], at, config.window_seconds, TZ)
+    judge_windows(engine, [("CH-0022", ns("2026-09-08T21:00:00"))], raw, config, "gold", None, lambda: at + 60 * SEC)
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(store.windows)).scalar_one() == 1
+    later = at + 600 * SEC
+    assert "CH-0022" not in broadcasts_to_close(engine, later, 120)
+    done = start_broadcast(engine, "CH-0022", config, lambda: later)
+    assert done["started"] and done["previous"] is None and done["closed"] is None
+    assert "CH-0022" not in broadcasts_to_close(engine, later + 600 * SEC, 120), "the start stays on air"
+
+
+def test_starting_what_is_on_air_writes_nothing(warehouse):
+    engine, raw = warehouse
+    config = load_config()
+    at = ns("2026-09-08T20:59:47")
+    first = start_broadcast(engine, "CH-0007", config, lambda: at, by="operator-kim")
+    again = start_broadcast(engine, "CH-0007", config, lambda: at + 45 * SEC)
+    assert again["started"] and again["already"] and again["started_ns"] == first["started_ns"]
+    assert "이미 방송 중입니다" in start_message(again, TZ) and "on air already" in start_lines(again, TZ)[0]
+    with engine.connect() as conn:
+        assert len(conn.execute(sa.select(store.starts)).all()) == 1
+    keys, last = judge_more(engine, raw, FIRST[:6])  # judged while on air: that broadcast must be closed to start anew
+    refused = start_broadcast(engine, "CH-0007", config, lambda: last + 60 * SEC)
+    assert not refused["started"] and refused["on_air"]["started_ns"] == at
+    assert "부터 방송 중입니다" in start_message(refused, TZ) and "on air since" in start_lines(refused, TZ)[0]
+
+
+def test_live_start_names_an_unusable_input_folder(warehouse, tmp_path):
+    code, out, err = run("live-start", "CH-0007", "--input", str(tmp_path / "nowhere"))
+    assert code == 2 and not out and "--input" in err and "Traceback" not in err

@@ -58,11 +58,14 @@ def close_lines(done: dict) -> list[str]:
 
 def start_message(done: dict, tz: str) -> str:
     """What starting did (or why it waits), in Korean for the page."""
-    c = done["character_id"]
+    c, air = done["character_id"], done.get("on_air")
     if not done["started"]:
         p = done["previous"]
-        return (f"{c}의 이전 방송이 아직 닫히지 않았습니다 (판정한 구간 {p['windows']:,}개, "
-                f"{_clock(p['first_window_ns'], tz)}부터). 닫아야 새 방송을 시작할 수 있습니다.")
+        open_ = (f"{c} 방송이 {_clock(air['started_ns'], tz)}부터 방송 중입니다" if air else f"{c}의 이전 방송이 아직 닫히지 않았습니다")
+        return (f"{open_} (판정한 구간 {p['windows']:,}개, {_clock(p['first_window_ns'], tz)}부터). "
+                "닫아야 새 방송을 시작할 수 있습니다.")
+    if done.get("already"):
+        return f"{c}는 {_clock(done['started_ns'], tz)}부터 이미 방송 중입니다. 새로 기록한 것은 없습니다."
     closed = close_message(done["closed"]) + " " if done.get("closed") else ""
     return (f"{closed}{c} 방송을 {_clock(done['started_ns'], tz)}에 시작했습니다. 시청자 기록 "
             f"{done['viewers']:,}명으로 판정하고, {_clock(done['first_window_ns'], tz)} 구간부터 이 방송으로 셉니다.")
@@ -70,11 +73,14 @@ def start_message(done: dict, tz: str) -> str:
 
 def start_lines(done: dict, tz: str) -> list[str]:
     """What starting did, in English for the command line (`verdicts live-start` prints these to stdout)."""
-    c = done["character_id"]
+    c, air = done["character_id"], done.get("on_air")
     if not done["started"]:
         p = done["previous"]
-        return [f"{c}: not started: the previous broadcast is still open ({p['windows']} judged windows since "
+        open_ = f"on air since {_clock(air['started_ns'], tz)}" if air else "the previous broadcast is still open"
+        return [f"{c}: not started: {open_} ({p['windows']} judged windows since "
                 f"{_clock(p['first_window_ns'], tz)}); close it with --close-previous or `verdicts live-close {c}`"]
+    if done.get("already"):
+        return [f"{c}: on air already since {_clock(done['started_ns'], tz)}, nothing judged since; nothing written"]
     out = close_lines(done["closed"]) if done.get("closed") else []
     return out + [f"{c}: on air since {_clock(done['started_ns'], tz)}, windows from {_clock(done['first_window_ns'], tz)}, "
                   f"judged with {done['viewers']} viewer relations"]
@@ -106,7 +112,8 @@ def start(config, tz: str):
     """`POST /live/start {"character_id", "close_previous"}`: put that character's broadcast on air
     (the page asks first, and asks again before closing a broadcast still open: 409 until then)."""
     async def act(live, character: str, body: dict):
-        done = await live.start_broadcast(character, body.get("close_previous") is True)
+        by = body.get("by") if isinstance(body.get("by"), str) and len(body["by"]) <= 200 else None
+        done = await live.start_broadcast(character, body.get("close_previous") is True, by)
         return None if done is None else ({**done, "message": start_message(done, tz)}, 200 if done["started"] else 409)
 
     return _action(config, act)

@@ -56,6 +56,8 @@ from rules.live_pick.summaries import writer
 from rules.live_pick.tags import tag_source
 
 log = logging.getLogger("verdicts.live")
+SETTLE_MARGIN_S = 5.0
+"""How long past its grace a start waits for the windows before it to be stored (`_settle`)."""
 PANEL_SHOWN = 50
 """Lines of a batch shown in the console's panel of lines quarantined outside any window (the count covers them all)."""
 
@@ -196,9 +198,22 @@ class LiveService:
         known = await self.run(self._characters)
         if character_id not in known:
             return None
+        # its windows that ended before now (in their grace) belong to the broadcast before: stored first
+        await self._settle(character_id, timestamps.floor_ns(self.clock(), self.rules.window_seconds))
         done = await self.run(start_broadcast, self.engine, character_id, self.rules, self.clock, close_previous, by)
         log.info("broadcast of %s started from the console: %s", character_id, done)
         return done
+
+    async def _settle(self, character_id: str, before_ns: int) -> None:
+        """Wait (its grace and a margin at most) until the character's windows that ended by
+        `before_ns` and are still open or being finished are stored."""
+        keys = set(await self.run(lambda: [k for k in self.buffer.open if k[0] == character_id and k[1] < before_ns]))
+        deadline = time.monotonic() + self.config.grace_ms / 1000 + SETTLE_MARGIN_S
+        while keys and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            keys -= await self.run(store.already_judged, self.engine, list(keys))
+        if keys:
+            log.warning("starting %s's broadcast: %d window(s) before it not stored yet", character_id, len(keys))
 
     def _characters(self) -> frozenset[str]:
         """The characters of the sheets in force now (read again: a sheet may have been added since)."""

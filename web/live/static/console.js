@@ -171,7 +171,8 @@
   function markEarlier(art) {
     // earlier broadcasts: up to the last close (the store's), or before a long gap between windows
     const c = art.dataset.character;
-    const cut = Math.max(closedThrough[c] ?? -Infinity, gapCut[c] ?? -Infinity);
+    // a started broadcast is one however long its gaps: only its start (in closedThrough) cuts it
+    const cut = Math.max(closedThrough[c] ?? -Infinity, onAir[c] ? -Infinity : gapCut[c] ?? -Infinity);
     art.classList.toggle("earlier", Number(art.dataset.startMs) <= cut);
   }
 
@@ -614,8 +615,8 @@
         done = await post("/live/start", { character_id: id });
       } catch (e) {
         if (e.status !== 409 || !e.body.previous) throw e;
-        if (!window.confirm(`${e.body.message}\n\n이전 방송을 닫고(답한 질문과 집어 올린 줄을 시청자 기록에 쓰고 설정표 조정 제안을 만듭니다) 새 방송을 시작할까요?`)) {
-          return { message: `${who(id)} 방송을 시작하지 않았습니다. 이전 방송이 열려 있습니다.`, state: "nothing" };
+        if (!window.confirm(`${e.body.message}\n\n열린 방송을 닫고(답한 질문과 집어 올린 줄을 시청자 기록에 쓰고 설정표 조정 제안을 만듭니다) 새 방송을 시작할까요?`)) {
+          return { message: `${who(id)} 방송을 새로 시작하지 않았습니다. 열린 방송이 그대로 있습니다.`, state: "nothing" };
         }
         done = await post("/live/start", { character_id: id, close_previous: true });
       }

@@ -1,0 +1,64 @@
+"""Starting a broadcast on the running service while a window of the character's is still in its
+grace: that window belongs to the broadcast before the start, so the start waits for it to be
+stored and says it is open, rather than leaving it judged later outside both broadcasts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import websockets
+
+from tests.live.console import InProcess, retimed, sample_lines
+
+pytestmark = pytest.mark.slow
+WINDOW_S = 4
+
+
+def post(service, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(service.http + "/live/start", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Origin": service.http})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_start_in_a_windows_grace_waits_for_it(tmp_path):
+    service = InProcess(tmp_path, window_seconds=WINDOW_S, grace_ms=3000).start()
+    try:
+        asyncio.run(_start_in_grace(service))
+    finally:
+        service.stop()
+
+
+async def _start_in_grace(service) -> None:
+    step = WINDOW_S * 10**9
+    while time.time_ns() % step > step // 4:  # early in a window: its lines are in before it ends
+        await asyncio.sleep(0.05)
+    window = time.time_ns() // step * step
+    mine = [json.loads(t) for t in retimed([t for t in sample_lines() if '"CH-0007"' in t][:5], time.time_ns())]
+    # a feed that stays connected and says nothing more: the window is not known complete, so it
+    # waits out its grace
+    async with websockets.connect(service.ws + "/ws/ingest") as feed:
+        await feed.send(json.dumps(mine, ensure_ascii=False))
+        while json.loads(await asyncio.wait_for(feed.recv(), 30))["type"] != "ack":
+            pass
+        while time.time_ns() < window + step + 300_000_000:  # the window has ended and is in its grace
+            await asyncio.sleep(0.02)
+        code, said = await asyncio.to_thread(post, service, {"character_id": "CH-0007"})
+    assert code == 409, said
+    assert said["previous"]["windows"] == 1 and said["previous"]["first_window_ns"] == window
+    code, said = await asyncio.to_thread(post, service, {"character_id": "CH-0007", "close_previous": True, "by": "operator-kim"})
+    assert code == 200 and said["started"] and said["closed"]["closed"] and said["first_window_ns"] == window + step
+    code, again = await asyncio.to_thread(post, service, {"character_id": "CH-0007"})
+    assert code == 200 and again["already"], again
+    deadline = time.time() + 10  # the store's figures are cached for up to a second
+    while "CH-0007" in (st := service.status())["broadcasts"] and time.time() < deadline:
+        await asyncio.sleep(0.2)
+    assert "CH-0007" not in st["broadcasts"] and st["on_air"]["CH-0007"]["started_ms"] == said["started_ns"] // 10**6
