@@ -47,6 +47,7 @@ ERRORS: dict[str, str] = {
     "character_required": "캐릭터 번호(character_id)가 필요합니다.",
     "unknown_character": "설정표에 없는 캐릭터입니다.",
     "bad_json": "요청 본문을 JSON 으로 읽을 수 없습니다.",
+    "token_required": "이 서비스의 토큰이 필요합니다. 주소에 ?token=… 을 붙여 다시 여세요.",
     "network": "서비스에 닿지 못했습니다. 잠시 뒤 다시 시도하세요.",
 }
 
@@ -106,7 +107,7 @@ async def action_body(request, token: str | None, expected: str = "") -> tuple[o
     """The JSON body of a console action, or the refusal to answer with instead: no valid token (403),
     or a body that is not JSON (`bad_json`, its reason after `expected`)."""
     if not token_ok(request, token):
-        return None, JSONResponse({"error": "a valid token is required"}, status_code=403)
+        return None, refused("token_required", 403, "a valid token is required")
     try:
         return await json_body(request), None
     except BodyError as exc:

@@ -29,6 +29,12 @@ PAGES = ("/live", "/live/status", "/admin", "/admin/live_pick", "/suggestions")
 def test_a_token_opened_once_is_carried_by_every_page_socket_and_post(client):
     for path in PAGES:
         assert client.get(path).status_code in (401, 403), path
+    # a console action without the token says so, in the page's words too
+    for path, body in (("/live/pickup", {"msg_id": "M"}), ("/live/start", {"character_id": "CH-0007"}),
+                       ("/live/close", {"character_id": "CH-0007"}), ("/suggestions/reject", {"suggestion_id": "S", "reason": "x"})):
+        refused = client.post(path, headers={"origin": OWN}, json=body)
+        assert refused.status_code == 403 and refused.json()["code"] == "token_required", path
+        assert "토큰" in refused.json()["message"], path
     opened = client.get(f"/live?token={TOKEN}")
     assert opened.status_code == 200
     cookie = opened.headers["set-cookie"]

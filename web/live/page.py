@@ -104,7 +104,7 @@ def status(config):
     (`web.live.feeds`)."""
     async def endpoint(request: Request):
         if not token_ok(request, config.token):
-            return JSONResponse({"error": "a valid token is required"}, status_code=403)
+            return refused("token_required", 403, "a valid token is required")
         return JSONResponse({**await request.app.state.live.status(), "feeds": feeds.snapshot(request.app)})
 
     return endpoint

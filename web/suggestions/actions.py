@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 
 from live import sheets
 from web.bodies import BodyError, json_body
+from web.messages import refused
 from web.security import token_ok
 
 STATUS_OF = {"unknown": 404, "stale": 409, "rejected": 409, "applied": 409, "no_reason": 400}
@@ -22,7 +23,7 @@ STATUS_OF = {"unknown": 404, "stale": 409, "rejected": 409, "applied": 409, "no_
 
 async def _body(request: Request, config) -> dict | JSONResponse:
     if not token_ok(request, config.token):
-        return JSONResponse({"error": "a valid token is required"}, status_code=403)
+        return refused("token_required", 403, "a valid token is required")
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
         return JSONResponse({"error": "send application/json"}, status_code=415)
     try:
