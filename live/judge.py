@@ -172,7 +172,8 @@ def close_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
 
 
 def broadcasts_to_close(engine: sa.Engine, now_ns: int, gap_seconds: float) -> list[str]:
-    """Characters whose last line arrived more than the gap ago, with windows judged since their last close."""
+    """Characters whose last line arrived more than the gap ago, with windows judged since their last
+    close, and no broadcast started and not closed."""
     gap = int(gap_seconds * timestamps.NS_PER_SEC)
     last_line = (
         sa.select(store.landing.c.character_id, sa.func.max(store.landing.c.arrived_ns).label("last"))
@@ -183,16 +184,22 @@ def broadcasts_to_close(engine: sa.Engine, now_ns: int, gap_seconds: float) -> l
         .group_by(store.broadcasts.c.character_id).subquery()
     )
     # judged: windows with verdicts, as a close counts them (a window whose every line was
-    # quarantined has none, and would keep the broadcast due to close forever)
+    # quarantined has none, and would keep the broadcast due to close forever); looked up per
+    # window, not by a scan of every verdict
+    w, v = store.windows, store.verdicts
+    has_verdicts = sa.exists().where(v.c.character_id == w.c.character_id, v.c.window_ns == w.c.window_ns)
     newest = (
-        sa.select(store.verdicts.c.character_id, sa.func.max(store.verdicts.c.window_ns).label("judged"))
-        .group_by(store.verdicts.c.character_id).subquery()
+        sa.select(w.c.character_id, sa.func.max(w.c.window_ns).label("judged"))
+        .where(has_verdicts).group_by(w.c.character_id).subquery()
     )
+    # a broadcast an operator started is theirs to close, however long its pauses
+    on_air = sa.select(store.starts.c.character_id).where(store.starts.c.ended_ns.is_(None))
     q = (
         sa.select(last_line.c.character_id)
         .join(newest, newest.c.character_id == last_line.c.character_id)
         .outerjoin(last_close, last_close.c.character_id == last_line.c.character_id)
         .where(last_line.c.last <= now_ns - gap)
+        .where(last_line.c.character_id.not_in(on_air))
         .where(sa.or_(last_close.c.closed.is_(None), newest.c.judged > last_close.c.closed))
     )
     with engine.connect() as conn:

@@ -68,18 +68,30 @@ def start_broadcast(engine: sa.Engine, character_id: str, config: LivePickConfig
         previous, current = still_open(conn, character_id), on_air(conn).get(character_id)
     out: dict = {"character_id": character_id, "started": False, "previous": previous, "on_air": current, "closed": None}
     if previous is None and current is not None:  # on air already, nothing judged since: the same broadcast
-        return {**out, "started": True, "already": True, **{k: current[k] for k in ("started_ns", "first_window_ns", "viewers")}}
+        return _already(out, current)
     if previous is not None:
         if not close_previous:
             return out
         out["closed"] = close_broadcast(engine, character_id, config, clock)
     now = clock()
     first = timestamps.floor_ns(now, config.window_seconds)
-    with engine.begin() as conn:
-        newest = conn.execute(sa.select(sa.func.max(store.starts.c.started_ns))
-                              .where(store.starts.c.character_id == character_id)).scalar_one()
-        now = max(now, int(newest) + 1) if newest is not None else now  # a paused (event) clock: still one row a start
-        viewers = conn.execute(sa.select(sa.func.count()).select_from(store.viewer_state)).scalar_one()
-        conn.execute(store.starts.insert(), {"character_id": character_id, "started_ns": now, "first_window_ns": first,
-                                             "viewers": int(viewers), "started_by": by})
+    try:
+        with engine.begin() as conn:
+            newest = conn.execute(sa.select(sa.func.max(store.starts.c.started_ns))
+                                  .where(store.starts.c.character_id == character_id)).scalar_one()
+            now = max(now, int(newest) + 1) if newest is not None else now  # a paused (event) clock: still one row a start
+            viewers = conn.execute(sa.select(sa.func.count()).select_from(store.viewer_state)).scalar_one()
+            conn.execute(store.starts.insert(), {"character_id": character_id, "started_ns": now, "first_window_ns": first,
+                                                 "viewers": int(viewers), "started_by": by})
+    except sa.exc.IntegrityError:  # another process put it on air meanwhile: that start stands
+        with engine.connect() as conn:
+            current = on_air(conn).get(character_id)
+        if current is None:
+            raise
+        return _already(out, current)
     return {**out, "started": True, "started_ns": now, "first_window_ns": first, "viewers": int(viewers)}
+
+
+def _already(out: dict, current: dict) -> dict:
+    """The answer for a start that found its broadcast on air: that start stands."""
+    return {**out, "started": True, "already": True, **{k: current[k] for k in ("started_ns", "first_window_ns", "viewers")}}

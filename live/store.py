@@ -141,6 +141,9 @@ starts = sa.Table(
     sa.Column("viewers", sa.Integer, nullable=False),
     sa.Column("started_by", sa.Text),
     sa.Column("ended_ns", sa.BigInteger),  # set by the close that ends it
+    # one broadcast on air per character, whichever processes start it at once
+    sa.Index("ux_live_pick_broadcast_on_air", "character_id", unique=True,
+             sqlite_where=sa.text("ended_ns IS NULL"), postgresql_where=sa.text("ended_ns IS NULL")),
 )
 pushes = sa.Table(
     "live_pick_live_pushes", metadata,

@@ -13,8 +13,8 @@
     verdicts replay FILE --to ws://HOST:PORT/ws/ingest --pace original [--speed X]
     verdicts listen chzzk|youtube|twitch CHANNEL --character CH-… [--to ws://HOST:PORT/ws/ingest] [--credentials FILE]
                    [--rates RATES.yaml]
-    verdicts live-start CHARACTER_ID [--close-previous]
-    verdicts live-close CHARACTER_ID
+    verdicts live-start CHARACTER_ID [--close-previous] [--input DIR]
+    verdicts live-close CHARACTER_ID [--input DIR]
     verdicts live-reseed [--input DIR]
     verdicts suggest live_pick [--broadcast ID]
     verdicts apply SUGGESTION_ID [--by NAME]
@@ -157,6 +157,7 @@ def _parser() -> argparse.ArgumentParser:
 
     lc = sub.add_parser("live-close", help="close a live broadcast now: write its answers back to the viewer relations")
     lc.add_argument("character_id")
+    lc.add_argument("--input", type=Path, default=None, help="folder of the character sheets the service judges with (default: the sample)")
     lc.set_defaults(func=live.cmd_live_close)
 
     rs = sub.add_parser("live-reseed", help="replace the live viewer relations with DIR's viewer_relation.jsonl (stop the service first)")

@@ -92,6 +92,49 @@ def cmd_listen(args) -> int:
         raise UsageError(f"--to {args.to}: cannot connect ({exc})") from None
 
 
+def sheet_character(engine, character_id: str, folder: Path | None) -> str:
+    """The character id as given (spaces around it dropped), once a character sheet of the live
+    service's input names it; a UsageError otherwise."""
+    import time
+
+    from live.judge import references
+    from rules.common.jsonl import DatasetError
+    from rules.live_pick.config import load_config
+    from web.config import WebConfig
+    from web.live.windows import References
+
+    config = load_config()
+    folder = Path(folder or WebConfig().input_dir)
+    character = character_id.strip()
+    try:
+        known = References.of((), references(folder, engine, config, time.time_ns()), config).characters
+    except DatasetError as exc:
+        raise UsageError(f"--input {folder}: {exc}") from None
+    if character not in known:
+        raise UsageError(f"{character}: no character sheet in {folder} names it")
+    return character
+
+
+def cmd_live_start(args) -> int:
+    import time
+
+    from live import store
+    from live.on_air import start_broadcast
+    from web.live.broadcasts import start_lines
+    from rules.live_pick.config import load_config
+
+    config = load_config()
+    engine = live_engine()
+    store.ensure_tables(engine)
+    character = sheet_character(engine, args.character_id, args.input)
+    done = start_broadcast(engine, character, config, time.time_ns, args.close_previous, by="command line")
+    if not done["started"]:
+        raise UsageError(start_lines(done, config.timezone)[0])
+    for line in start_lines(done, config.timezone):
+        print(line)
+    return EXIT_OK
+
+
 def cmd_live_close(args) -> int:
     import time
 
@@ -102,39 +145,9 @@ def cmd_live_close(args) -> int:
 
     engine = live_engine()
     store.ensure_tables(engine)
-    done = close_broadcast(engine, args.character_id, load_config(), time.time_ns)
+    character = sheet_character(engine, args.character_id, args.input)
+    done = close_broadcast(engine, character, load_config(), time.time_ns)
     for line in close_lines(done):
-        print(line)
-    return EXIT_OK
-
-
-def cmd_live_start(args) -> int:
-    import time
-
-    from live import store
-    from live.judge import references
-    from live.on_air import start_broadcast
-    from rules.common.jsonl import DatasetError
-    from web.config import WebConfig
-    from web.live.broadcasts import start_lines
-    from web.live.windows import References
-    from rules.live_pick.config import load_config
-
-    config = load_config()
-    engine = live_engine()
-    store.ensure_tables(engine)
-    folder = Path(args.input or WebConfig().input_dir)
-    character = args.character_id.strip()
-    try:
-        known = References.of((), references(folder, engine, config, time.time_ns()), config).characters
-    except DatasetError as exc:
-        raise UsageError(f"--input {folder}: {exc}") from None
-    if character not in known:
-        raise UsageError(f"{character}: no character sheet in {folder} names it")
-    done = start_broadcast(engine, character, config, time.time_ns, args.close_previous, by="command line")
-    if not done["started"]:
-        raise UsageError(start_lines(done, config.timezone)[0])
-    for line in start_lines(done, config.timezone):
         print(line)
     return EXIT_OK
 

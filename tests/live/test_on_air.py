@@ -8,6 +8,8 @@ import json
 
 import sqlalchemy as sa
 
+from assets.resources.warehouse import _engine
+
 from live import landing, store
 from live.judge import broadcasts_to_close, close_broadcast, judge_windows, seed_relations
 from live.on_air import current_from, on_air, start_broadcast
@@ -151,3 +153,65 @@ def test_starting_what_is_on_air_writes_nothing(warehouse):
 def test_live_start_names_an_unusable_input_folder(warehouse, tmp_path):
     code, out, err = run("live-start", "CH-0007", "--input", str(tmp_path / "nowhere"))
     assert code == 2 and not out and "--input" in err and "Traceback" not in err
+
+
+def test_two_starts_at_once_leave_one_broadcast_on_air(warehouse, monkeypatch):
+    """Two processes that both found the character off air: the store keeps one start, the second
+    is told the first stands."""
+    import live.on_air as module
+
+    engine, _ = warehouse
+    config = load_config()
+    at = ns("2026-09-08T21:00:05")
+    first = start_broadcast(engine, "CH-0011", config, lambda: at, by="page")
+    real, calls = module.on_air, []
+
+    def read_before_the_first_wrote(conn):
+        calls.append(1)
+        return {} if len(calls) == 1 else real(conn)
+    monkeypatch.setattr(module, "on_air", read_before_the_first_wrote)
+    second = start_broadcast(engine, "CH-0011", config, lambda: at + SEC, by="command line")
+    assert second["started"] and second["already"] and second["started_ns"] == first["started_ns"]
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(store.starts)
+                            .where(store.starts.c.ended_ns.is_(None))).scalar_one() == 1
+
+
+def test_the_close_sensor_leaves_a_started_broadcast_to_its_operator(warehouse):
+    engine, raw = warehouse
+    config = load_config()
+    start_broadcast(engine, "CH-0007", config, lambda: ns("2026-09-08T21:00:00"))
+    _, last = judge_more(engine, raw, FIRST[:6])
+    quiet = last + 3600 * SEC  # an hour without a line
+    assert "CH-0007" not in broadcasts_to_close(engine, quiet, 120)
+    close_broadcast(engine, "CH-0007", config, lambda: quiet)
+    judge_more(engine, raw, FIRST[6:12])  # lines nobody started a broadcast for: the gap rule closes them
+    assert "CH-0007" in broadcasts_to_close(engine, quiet + 3600 * SEC, 120)
+
+
+def test_live_close_refuses_a_character_no_sheet_names(warehouse):
+    _, raw = warehouse
+    code, out, err = run("live-close", "CH-9999")
+    assert code == 2 and not out and "CH-9999" in err
+
+
+def test_on_air_on_postgresql(postgres_url):
+    """The start table, its one-on-air index and the judged-window queries on PostgreSQL."""
+    engine = _engine(postgres_url)
+    store.ensure_tables(engine)
+    config = load_config()
+    at = ns("2026-09-08T21:00:05")
+    first = start_broadcast(engine, "CH-0011", config, lambda: at, by="page")
+    with engine.begin() as conn:  # a second process's start, written as if it had not seen the first
+        try:
+            conn.execute(store.starts.insert(), {"character_id": "CH-0011", "started_ns": at + 1, "first_window_ns": first["first_window_ns"],
+                                                 "viewers": 0, "started_by": "command line"})
+        except sa.exc.IntegrityError:
+            conn.rollback()
+        else:
+            raise AssertionError("two broadcasts on air for one character")
+    assert start_broadcast(engine, "CH-0011", config, lambda: at + SEC)["already"]
+    assert broadcasts_to_close(engine, at + 3600 * SEC, 120) == []
+    assert close_broadcast(engine, "CH-0011", config, lambda: at + 2 * SEC)["ended"]
+    with engine.connect() as conn:
+        assert on_air(conn) == {} and current_from(conn) == {"CH-0011": first["first_window_ns"] - 1}

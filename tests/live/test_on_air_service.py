@@ -62,3 +62,39 @@ async def _start_in_grace(service) -> None:
     while "CH-0007" in (st := service.status())["broadcasts"] and time.time() < deadline:
         await asyncio.sleep(0.2)
     assert "CH-0007" not in st["broadcasts"] and st["on_air"]["CH-0007"]["started_ms"] == said["started_ns"] // 10**6
+
+
+def test_a_close_takes_in_the_window_it_falls_in(tmp_path):
+    """Closing in the middle of a window the character's lines are in: that window is the
+    broadcast's last; the close waits for it, so nothing of it is left as a broadcast of its own."""
+    service = InProcess(tmp_path, window_seconds=WINDOW_S).start()
+    try:
+        asyncio.run(_close_mid_window(service))
+    finally:
+        service.stop()
+
+
+def close(service, body: dict) -> dict:
+    req = urllib.request.Request(service.http + "/live/close", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Origin": service.http})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.loads(r.read())
+
+
+async def _close_mid_window(service) -> None:
+    step = WINDOW_S * 10**9
+    code, said = await asyncio.to_thread(post, service, {"character_id": "CH-0015"})
+    assert code == 200 and said["started"]
+    while time.time_ns() % step > step // 4:
+        await asyncio.sleep(0.05)
+    window = time.time_ns() // step * step
+    mine = [json.loads(t) for t in retimed([t for t in sample_lines() if '"CH-0015"' in t][:4], time.time_ns())]
+    async with websockets.connect(service.ws + "/ws/ingest") as feed:
+        await feed.send(json.dumps(mine, ensure_ascii=False))
+        while json.loads(await asyncio.wait_for(feed.recv(), 30))["type"] != "ack":
+            pass
+        done = await asyncio.to_thread(close, service, {"character_id": "CH-0015"})
+    assert time.time_ns() >= window + step, "the close answered once the window it fell in had ended"
+    assert done["closed"] and done["ended"] and done["broadcast_id"].startswith("CH-0015-"), done
+    code, again = await asyncio.to_thread(post, service, {"character_id": "CH-0015"})
+    assert code == 200 and again["started"] and not again.get("already") and again["previous"] is None, again

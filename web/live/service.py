@@ -183,11 +183,14 @@ class LiveService:
                 "warnings": self.warnings.shown()}
 
     async def close_broadcast(self, character_id: str) -> dict | None:
-        """Close a character's broadcast as `verdicts live-close` does, on the worker (after the lines
-        before it); None when no sheet names the character."""
+        """Close a character's broadcast as `verdicts live-close` does, on the worker, once its windows
+        up to the one holding now are stored (that one when it ends); None when no sheet names the character."""
         known = self.buffer.refs.characters if self.buffer.refs is not None else frozenset()
         if known and character_id not in known:
             return None
+        # the broadcast's windows up to the one holding now (its last seconds) are stored first
+        step = self.rules.window_seconds * timestamps.NS_PER_SEC
+        await self._settle(character_id, timestamps.floor_ns(self.clock(), self.rules.window_seconds) + step)
         done = await self.run(close_broadcast, self.engine, character_id, self.rules, self.clock)
         log.info("broadcast of %s closed from the console: %s", character_id, done)
         return done
@@ -205,10 +208,11 @@ class LiveService:
         return done
 
     async def _settle(self, character_id: str, before_ns: int) -> None:
-        """Wait (its grace and a margin at most) until the character's windows that ended by
-        `before_ns` and are still open or being finished are stored."""
+        """Wait until the character's open windows that start before `before_ns` are stored: until
+        the last of them ends, its grace and a margin at most."""
         keys = set(await self.run(lambda: [k for k in self.buffer.open if k[0] == character_id and k[1] < before_ns]))
-        deadline = time.monotonic() + self.config.grace_ms / 1000 + SETTLE_MARGIN_S
+        ends_in = max(0, before_ns - self.clock()) / 1e9
+        deadline = time.monotonic() + ends_in + self.config.grace_ms / 1000 + SETTLE_MARGIN_S
         while keys and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
             keys -= await self.run(store.already_judged, self.engine, list(keys))

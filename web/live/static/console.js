@@ -582,11 +582,12 @@
   }
 
   // -- starting and closing a broadcast from the page ------------------------------------------------
-  async function act(buttonId, failed, fn) {
+  async function act(buttonId, failed, fn, waiting) {
     // one action at a time on a button; what it did (or why not) in the notice line
     const note = $("notice");
     const button = $(buttonId);
     button.disabled = true;
+    if (waiting) { note.textContent = waiting; note.dataset.state = "waiting"; }
     try {
       const done = await fn();
       if (!done) return;
@@ -630,7 +631,7 @@
     act("close-broadcast", "방송을 닫지 못했습니다", async () => {
       const done = await post("/live/close", { character_id: id });
       return { ...done, state: done.closed ? "closed" : "nothing" };
-    });
+    }, `${who(id)} 방송을 닫는 중… 지금 구간이 끝나 판정되면 닫습니다.`);
   }
   $("start-broadcast").addEventListener("click", startBroadcast);
   $("close-broadcast").addEventListener("click", closeBroadcast);
