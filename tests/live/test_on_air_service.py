@@ -5,6 +5,7 @@ stored and says it is open, rather than leaving it judged later outside both bro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import urllib.error
@@ -37,18 +38,26 @@ def test_a_start_in_a_windows_grace_waits_for_it(tmp_path):
         service.stop()
 
 
-async def _start_in_grace(service) -> None:
+@contextlib.asynccontextmanager
+async def lines_in_a_window(service, character: str, n: int):
+    """A feed that sends `n` of the character's lines early in a window, is acknowledged, and then
+    stays connected saying nothing more (so the window is not known complete before its grace is
+    out); yields the window's start (ns)."""
     step = WINDOW_S * 10**9
     while time.time_ns() % step > step // 4:  # early in a window: its lines are in before it ends
         await asyncio.sleep(0.05)
     window = time.time_ns() // step * step
-    mine = [json.loads(t) for t in retimed([t for t in sample_lines() if '"CH-0007"' in t][:5], time.time_ns())]
-    # a feed that stays connected and says nothing more: the window is not known complete, so it
-    # waits out its grace
+    mine = [json.loads(t) for t in retimed([t for t in sample_lines() if f'"{character}"' in t][:n], time.time_ns())]
     async with websockets.connect(service.ws + "/ws/ingest") as feed:
         await feed.send(json.dumps(mine, ensure_ascii=False))
         while json.loads(await asyncio.wait_for(feed.recv(), 30))["type"] != "ack":
             pass
+        yield window
+
+
+async def _start_in_grace(service) -> None:
+    step = WINDOW_S * 10**9
+    async with lines_in_a_window(service, "CH-0007", 5) as window:
         while time.time_ns() < window + step + 300_000_000:  # the window has ended and is in its grace
             await asyncio.sleep(0.02)
         code, said = await asyncio.to_thread(post, service, {"character_id": "CH-0007"})
@@ -85,14 +94,7 @@ async def _close_mid_window(service) -> None:
     step = WINDOW_S * 10**9
     code, said = await asyncio.to_thread(post, service, {"character_id": "CH-0015"})
     assert code == 200 and said["started"]
-    while time.time_ns() % step > step // 4:
-        await asyncio.sleep(0.05)
-    window = time.time_ns() // step * step
-    mine = [json.loads(t) for t in retimed([t for t in sample_lines() if '"CH-0015"' in t][:4], time.time_ns())]
-    async with websockets.connect(service.ws + "/ws/ingest") as feed:
-        await feed.send(json.dumps(mine, ensure_ascii=False))
-        while json.loads(await asyncio.wait_for(feed.recv(), 30))["type"] != "ack":
-            pass
+    async with lines_in_a_window(service, "CH-0015", 4) as window:
         done = await asyncio.to_thread(close, service, {"character_id": "CH-0015"})
     assert time.time_ns() >= window + step, "the close answered once the window it fell in had ended"
     assert done["closed"] and done["ended"] and done["broadcast_id"].startswith("CH-0015-"), done
