@@ -103,6 +103,8 @@ class DomainChain:
     build_report: Callable[..., Any]
     verdicts_description: str
     preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
+    report_columns: tuple[str, ...] = ()
+    """The verdict columns a day's report reads of every row (`Domain.report_columns`)."""
     window: DayWindow | None = None
     """None (the default): day D's verdicts read day D only."""
     day_parts: DayParts | None = None
@@ -301,15 +303,15 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
     @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
-        from assets.common.day_report import fill_evidence, golden_rows, verdict_rows
+        from assets.common.day_report import fill_whole, golden_rows, verdict_rows
         from assets.resources import decisions
 
         day = context.partition_key
-        rows = verdict_rows(c, warehouse, day)  # without their evidence: filled in for the rows explained or shown
+        rows = verdict_rows(c, warehouse, day)  # the columns read of every row: the rest filled in for the rows explained or shown
         quarantine = warehouse.read_partition(c.table("quarantine"), day)
         golden_path = raw_files.golden_path(c.domain)
         golden = c.load_golden(golden_path) if golden_path.is_file() else None
-        fill_evidence(c, warehouse, day, golden_rows(rows, golden, c.board_spec().id_field))
+        fill_whole(c, warehouse, day, golden_rows(rows, golden, c.board_spec().id_field))
         config = c.load_config()
         report = c.build_report(
             rows,
@@ -330,7 +332,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
 
         board = folder / "board.html"
         write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample, rest=item_list(c.domain, day, reports.admin_url),
-                                             evidence=lambda shown: fill_evidence(c, warehouse, day, shown))))
+                                             evidence=lambda shown: fill_whole(c, warehouse, day, shown))))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={
