@@ -39,6 +39,7 @@ from assets.resources.warehouse import WarehouseResource
 from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
+from rules.common.heap import release_free_memory
 from rules.common.units import DayParts
 from rules.common.normalised import Normalised
 from rules.common.reconcile import empty_reference_warning, empty_references, reconcile_counts
@@ -169,6 +170,7 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
         raw_selected = {d for d in c.datasets if c.key(f"raw_{d}") in selected}
         normalising = bool(selected - set(raw_keys))
         done = ingest(c, day, raw_selected, normalising, raw_files, warehouse)
+        release_free_memory()  # the day's blocks and ids are gone: the steps after start from what is held
         for d in c.datasets:
             if d in raw_selected:
                 files = done.raw_files.get(d, [])
