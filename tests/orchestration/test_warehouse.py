@@ -138,7 +138,7 @@ def test_a_large_append_is_written_in_slices_with_the_same_rows_and_types(wareho
     import assets.resources.warehouse as W
 
     monkeypatch.setattr(W, "WRITE_SLICE_ROWS", 2)
-    typed = pd.DataFrame({"id": [f"k-{i}" for i in range(5)], "value": [None, None, 3, 4, 5], "tags": [["a"]] * 5})
+    typed = pd.DataFrame({"id": [f"k-{i}" for i in range(5)], "value": pd.Series([None, None, 3, 4, 5], dtype=object), "tags": [["a"]] * 5})
     with warehouse.writes() as writes:
         out = writes.table("typed", "2026-09-08", json_columns=("tags",), kinds={"id": "text", "value": "integer"})
         assert out.append(typed) == 5
@@ -148,4 +148,12 @@ def test_a_large_append_is_written_in_slices_with_the_same_rows_and_types(wareho
     assert back["value"].tolist()[2:5] == [3, 4, 5] and back["tags"].iloc[9] == ["a"]
     # Without kinds, the first frame types the table whole: its leading nulls do not make `value` text.
     warehouse.replace_partition("untyped", "2026-09-08", typed.drop(columns=["tags"]))
-    assert warehouse.read_partition("untyped", "2026-09-08")["value"].tolist()[2:] == [3, 4, 5]
+    assert [int(v) for v in warehouse.read_partition("untyped", "2026-09-08")["value"].tolist()[2:]] == [3, 4, 5]
+    assert warehouse.columns("untyped") and "INT" in _column_types(warehouse, "untyped")["value"].upper()
+
+
+def _column_types(warehouse, table: str) -> dict[str, str]:
+    import sqlalchemy as sa
+
+    with warehouse.engine.connect() as conn:
+        return {c["name"]: str(c["type"]) for c in sa.inspect(conn).get_columns(table)}
