@@ -72,3 +72,23 @@ def test_a_generated_day_s_board_reads_the_whole_rows_it_shows_only(name, tmp_pa
     domains.get(name).generate(2_000, 1, tmp_path / "input")
     whole, light, shown = _both(tmp_path, name, tmp_path / "input")
     assert 0 < shown < len(whole) / 10
+
+
+@pytest.mark.parametrize("name", ["persona", "handoff", "live_pick"])
+def test_the_manual_checks_draw_the_same_sample_from_the_columns_they_read(name, tmp_path):
+    from assets.common.chain import _manual_check_tables
+    from evals.manual_checks import draw
+
+    d = domains.get(name)
+    judged = d.judge_dir(SEEDS / name)
+    c, warehouse = _stored(tmp_path, name, judged.rows)
+    tables = dict(judged.normalised.tables)
+    for dataset in c.datasets:
+        frame = tables[dataset]
+        warehouse.replace_partition(c.table(dataset), DAY, frame[[col for col in c.stored_columns(dataset) if col in frame.columns]],
+                                    json_columns=c.json_columns)
+    read = _manual_check_tables(c, warehouse, DAY)
+    whole = draw(name, judged.rows, tables)
+    assert draw(name, judged.rows, read) == whole
+    if name == "persona":  # the turns are read with the two columns the check reads, and it finds candidates
+        assert sorted(read["turns"].columns) == ["turn_no", "user_text"] and whole["persona.1"]["ids"]
