@@ -53,15 +53,12 @@ def verdict_rows(c, warehouse, day: str) -> list[dict]:
     return rows
 
 
-def _is_light(c, row: dict) -> bool:
-    columns = light_columns(c)
-    return any(col not in row for col in c.output_columns if col not in columns)
-
-
 def fill_whole(c, warehouse, day: str, rows: Iterable[dict]) -> None:
     """Give each of `rows` read with the light columns alone its every stored column (in place, in output order)."""
     key = c.output_columns[0]
-    wanting = [r for r in rows if _is_light(c, r)]
+    light = set(light_columns(c))
+    others = [col for col in c.output_columns if col not in light]
+    wanting = [r for r in rows if any(col not in r for col in others)]
     if not wanting:
         return
     found = c.records(warehouse.read_in(c.table("verdicts"), day, key, [r.get(key) for r in wanting], c.verdict_json_columns))
