@@ -199,8 +199,8 @@ def verdicts_asset(c):
                     checked.append(check_part(c, part, tables, c.records(verdicts), config, options["checks"]))
                 context.log.debug(f"part {part.number + 1} of {len(plan.parts)}: {len(verdicts)} verdict rows")
                 # A part's tables and verdicts go before the next is read, and the heap's free pages with
-                # them: a generated live_pick window is one unit of up to 10⁵ lines, so parts differ
-                # several-fold, and what a large part freed is held resident through the step otherwise.
+                # them: a unit is never split (a generated 10⁶-row live_pick day has a window of 176,472
+                # lines), so parts differ several-fold, and what a large part freed stays resident otherwise.
                 del tables, buckets, verdicts
                 release_free_memory()
         if steps > 1:
