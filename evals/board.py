@@ -63,8 +63,8 @@ class Board:
     rest: Rest | None = None
     """Where the rows the page leaves off are listed (the admin pages' item list of this run)."""
     evidence: Callable[[list[dict]], None] | None = None
-    """Set when the rows came without their evidence (a large day read from the warehouse): fills in
-    place the evidence of the rows given, which are those the page shows."""
+    """Set when the rows came with some columns alone (a large day read from the warehouse): fills in
+    place the other columns of the rows given, which are those the page shows."""
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,9 @@ class ManualCheck:
     """What a candidate is, in words ("지금 답변할 질문으로 뜬 줄")."""
     datasets: tuple[str, ...] = ()
     """Input tables `candidates` reads besides the verdict rows (none: the rows are enough)."""
+    columns: tuple[str, ...] = ()
+    """The columns of those tables it reads, whichever table holds them (none: every column); a
+    stored day's tables are read with these alone."""
     size: int = SAMPLE_SIZE
     seed: Callable[[], int] = lambda: DEFAULT_SEED
 
@@ -150,10 +153,12 @@ CHECKS: dict[str, tuple[ManualCheck, ...]] = {
     "persona": (
         ManualCheck("persona.1", "persona", "사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼지 표본 20건을 눈으로 확인합니다.",
                     "검토자", "규칙 판정이 맞습니다 (이 연출을 규칙이 본 대로 봅니다)", _renamed_turns,
-                    "사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼까", "사용자가 설정을 바꿔 부른 턴", ("turns",), seed=_persona_seed),
+                    "사용자가 설정을 바꿔 부르는 연출을 어긋남으로 볼까", "사용자가 설정을 바꿔 부른 턴", ("turns",), ("turn_no", "user_text"),
+                    seed=_persona_seed),
         ManualCheck("persona.2", "persona", "설정 항목이 비어 있는 캐릭터를 어디까지 판정할지는 기획 기준을 따라 담당자가 정합니다.",
                     "기획 담당자", "빈 설정 항목에 대한 이 판정이 기획 기준과 맞습니다", _empty_profile_field,
-                    "설정 항목이 비어 있는 캐릭터를 어디까지 판정할까", "설정 항목이 빈 캐릭터의 턴", ("profiles",)),
+                    "설정 항목이 비어 있는 캐릭터를 어디까지 판정할까", "설정 항목이 빈 캐릭터의 턴", ("profiles",),
+                    ("profile_no", "age", "job", "forbidden_topic")),
     ),
     "live_pick": (
         ManualCheck("live_pick.1", "live_pick", "지금 답변할 질문으로 뜬 줄을 운영자가 실제로 캐릭터에게 넘기는지 표본 20건을 따라가 봅니다.",
@@ -166,7 +171,8 @@ CHECKS: dict[str, tuple[ManualCheck, ...]] = {
     "handoff": (
         ManualCheck("handoff.1", "handoff", "인용이 있는 AI 답이 그 도움말 내용과 맞는지는 상담원이 봅니다.",
                     "상담원", "이 대화에서 AI가 인용한 도움말이 답의 내용과 맞습니다", _cited_answers,
-                    "인용한 도움말이 답과 맞나", "AI가 목록에 있는 도움말을 인용한 대화", ("chat_messages", "help_articles")),
+                    "인용한 도움말이 답과 맞나", "AI가 목록에 있는 도움말을 인용한 대화", ("chat_messages", "help_articles"),
+                    ("room_id", "sender", "cited_article_id", "article_id")),
         ManualCheck("handoff.2", "handoff", "연결 문구에 걸린 메시지가 실제로 상담원을 원한 것인지는 상담 매니저가 펼쳐 보고 정합니다.",
                     "상담 매니저", "연결 문구에 걸린 메시지는 실제로 상담원을 원한 것입니다", _triggered,
                     "연결 문구에 걸린 메시지가 정말 상담원 요청인가", "연결 문구에 걸린 대화"),

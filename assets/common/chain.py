@@ -39,6 +39,7 @@ from assets.resources.warehouse import WarehouseResource
 from rules.common.atomic import write_text
 from rules.common.checks import CheckResult
 from rules.common.collector import collector_held
+from rules.common.heap import release_free_memory
 from rules.common.units import DayParts
 from rules.common.normalised import Normalised
 from rules.common.reconcile import empty_reference_warning, empty_references, reconcile_counts
@@ -103,6 +104,8 @@ class DomainChain:
     build_report: Callable[..., Any]
     verdicts_description: str
     preview: Callable[[list[dict]], str] = field(default=lambda rows: "")
+    report_columns: tuple[str, ...] = ()
+    """The verdict columns a day's report reads of every row (`Domain.report_columns`)."""
     window: DayWindow | None = None
     """None (the default): day D's verdicts read day D only."""
     day_parts: DayParts | None = None
@@ -167,6 +170,7 @@ def _ingest_asset(c: DomainChain) -> AssetsDefinition:
         raw_selected = {d for d in c.datasets if c.key(f"raw_{d}") in selected}
         normalising = bool(selected - set(raw_keys))
         done = ingest(c, day, raw_selected, normalising, raw_files, warehouse)
+        release_free_memory()  # the day's blocks and ids are gone: the steps after start from what is held
         for d in c.datasets:
             if d in raw_selected:
                 files = done.raw_files.get(d, [])
@@ -259,11 +263,21 @@ def write_report(reports: ReportsResource, domain: str, day: str, report) -> tup
 
 
 def _manual_check_tables(c: DomainChain, warehouse: WarehouseResource, day: str) -> dict[str, pd.DataFrame]:
-    """The day's input tables the domain's manual checks read to find their candidates (only those)."""
+    """The day's input tables the domain's manual checks read to find their candidates (only those,
+    with the columns they read: persona's turns whole were 1.2 KB a turn held through the report)."""
     from evals.manual_checks import checks_of
 
-    needed = sorted({d for check in checks_of(c.domain) for d in check.datasets})
-    return {d: warehouse.read_partition(c.table(d), day, c.json_columns) for d in needed}
+    needed: dict[str, set | None] = {}
+    for check in checks_of(c.domain):
+        for d in check.datasets:
+            wanted = needed.get(d, set())
+            needed[d] = None if wanted is None or not check.columns else wanted | set(check.columns)
+    tables = {}
+    for d, wanted in sorted(needed.items()):
+        table = c.table(d)
+        columns = None if wanted is None or not warehouse.has_table(table) else [col for col in warehouse.columns(table) if col in wanted]
+        tables[d] = warehouse.read_rows(table, day, c.json_columns, columns=columns)
+    return tables
 
 
 def item_list(domain: str, day: str, admin_url: str):
@@ -301,15 +315,15 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
     @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
-        from assets.common.day_report import fill_evidence, golden_rows, verdict_rows
+        from assets.common.day_report import fill_whole, golden_rows, verdict_rows
         from assets.resources import decisions
 
         day = context.partition_key
-        rows = verdict_rows(c, warehouse, day)  # without their evidence: filled in for the rows explained or shown
+        rows = verdict_rows(c, warehouse, day)  # the columns read of every row: the rest filled in for the rows explained or shown
         quarantine = warehouse.read_partition(c.table("quarantine"), day)
         golden_path = raw_files.golden_path(c.domain)
         golden = c.load_golden(golden_path) if golden_path.is_file() else None
-        fill_evidence(c, warehouse, day, golden_rows(rows, golden, c.board_spec().id_field))
+        fill_whole(c, warehouse, day, golden_rows(rows, golden, c.board_spec().id_field))
         config = c.load_config()
         report = c.build_report(
             rows,
@@ -330,7 +344,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
 
         board = folder / "board.html"
         write_text(board, render_board(Board(c.domain, rows, report, c.board_spec(), sample=sample, rest=item_list(c.domain, day, reports.admin_url),
-                                             evidence=lambda shown: fill_evidence(c, warehouse, day, shown))))
+                                             evidence=lambda shown: fill_whole(c, warehouse, day, shown))))
         agreement = next((m.ratio for m in report.metrics if m.name == "판정 일치"), None)
         return MaterializeResult(
             metadata={

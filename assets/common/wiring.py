@@ -46,6 +46,7 @@ def chain_for(domain: Domain, **fields) -> DomainChain:
         board_spec=domain.board,
         verdicts_description=domain.verdicts_description,
         preview=domain.preview,
+        report_columns=domain.report_columns,
         day_parts=spec.day_parts or whole_day(spec.datasets, spec.normalise),
     )
     return DomainChain(**{**wired, **fields})

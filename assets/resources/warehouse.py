@@ -35,6 +35,8 @@ from rules.common.jsonl import compact, compact_texts, parse_json
 PARTITION_COLUMN = "partition_key"
 UTC_SUFFIX = "_utc"
 BUCKET_COLUMN = "unit_bucket"
+WRITE_SLICE_ROWS = 20_000
+"""Rows a table write stores at a time (`TableWrite.append`)."""
 """Which of the domain's independent units (a character's window, a session, a customer's rooms) a row
 belongs to, hashed to one of `rules.common.units.BUCKETS`: a day is read and checked a part at a time
 by these (`rules.common.units`). Not a column of the dataset: readers drop it."""
@@ -421,7 +423,15 @@ class TableWrite:
         self.rows = 0
 
     def append(self, frame: pd.DataFrame) -> int:
-        """Write `frame`'s rows (an empty frame only shows the columns, for a table that gets no row)."""
+        """Write `frame`'s rows (an empty frame only shows the columns, for a table that gets no row),
+        `WRITE_SLICE_ROWS` at a time once the columns' types are known (the table made, or every
+        column given a kind): a slice's stored texts and bound values are alive together, never a
+        large part's (a generated live_pick window is one part of up to 176,000 verdict rows)."""
+        typed = self.target is not None or set(frame.columns) <= {*self.kinds, *self.json_columns}
+        step = WRITE_SLICE_ROWS if typed else max(len(frame), 1)
+        return sum(self._append(frame.iloc[start:start + step]) for start in range(0, max(len(frame), 1), step))
+
+    def _append(self, frame: pd.DataFrame) -> int:
         w = self.writes.warehouse
         out = w.prepared(frame, self.partition_key, self.json_columns, self.time_columns)
         if not len(out) and self.target is None:

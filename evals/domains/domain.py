@@ -52,6 +52,10 @@ class Domain:
     """(verdict rows) → the tagger they were judged with, pinned in the report (None: the domain has none)."""
     fitted: Callable[[Any], list[str]] = lambda facts: []
     """(`evals.disclosures.RunFacts`) → disclosures of what was fitted to this run's data."""
+    report_columns: tuple[str, ...] = ()
+    """The verdict columns the report, its manual checks and its board read of every row (the rest
+    only of the rows they explain or show); a stored day's report reads these alone (none: every
+    column but the evidence)."""
 
     @property
     def name(self) -> str:

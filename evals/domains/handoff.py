@@ -37,4 +37,5 @@ DOMAIN = Domain(
     preview=preview,
     # Every room of the day judged or checked, and the rows that held rooms back.
     report_tables=lambda judged, config: day_tables(judged.tables, config),
+    report_columns=("room_id", "verdict", "first_trigger_message_id"),
 )

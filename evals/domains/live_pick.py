@@ -86,4 +86,5 @@ DOMAIN = Domain(
     SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One verdict per judged chat line: which three lines each character answers per 30-second window, and why the others were left out.",
     preview=preview, extras=extras, tagger=tagger, fitted=fitted,
+    report_columns=("msg_id", "verdict", "character_id", "window_start", "sheet_version", "cooldown_elapsed_sec", "provenance"),
 )

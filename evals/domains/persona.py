@@ -85,4 +85,5 @@ DOMAIN = Domain(
     SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One persona code per turn: did the character's reply break its profile (age, job, forbidden topic)?",
     preview=preview, extras=extras, compare=compare, review=review,
+    report_columns=("turn_no", "persona_code", "profile_no"),
 )

@@ -38,4 +38,5 @@ DOMAIN = Domain(
     SPEC, reporting, board, generate, synthetic_note=SYNTHETIC_NOTE,
     verdicts_description="One verdict per event: did the user try again (same text, reworded, across surfaces) or finish in one go?",
     preview=preview,
+    report_columns=("event_id", "verdict", "surface_key", "surface_baseline", "max_overlap"),
 )

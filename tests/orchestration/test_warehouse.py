@@ -132,3 +132,28 @@ def test_a_json_column_gives_back_every_kind_of_value_as_written(warehouse):
     got = [None if v is None or (isinstance(v, float) and v != v) else v for v in back["payload"].tolist()]
     assert got == values
     assert [type(v) for v in got] == [type(v) for v in values]
+
+
+def test_a_large_append_is_written_in_slices_with_the_same_rows_and_types(warehouse, monkeypatch):
+    import assets.resources.warehouse as W
+
+    monkeypatch.setattr(W, "WRITE_SLICE_ROWS", 2)
+    typed = pd.DataFrame({"id": [f"k-{i}" for i in range(5)], "value": pd.Series([None, None, 3, 4, 5], dtype=object), "tags": [["a"]] * 5})
+    with warehouse.writes() as writes:
+        out = writes.table("typed", "2026-09-08", json_columns=("tags",), kinds={"id": "text", "value": "integer"})
+        assert out.append(typed) == 5
+        assert out.append(typed.assign(id=[f"m-{i}" for i in range(5)])) == 5
+    back = warehouse.read_partition("typed", "2026-09-08", ("tags",))
+    assert list(back["id"]) == [*(f"k-{i}" for i in range(5)), *(f"m-{i}" for i in range(5))]
+    assert back["value"].tolist()[2:5] == [3, 4, 5] and back["tags"].iloc[9] == ["a"]
+    # Without kinds, the first frame types the table whole: its leading nulls do not make `value` text.
+    warehouse.replace_partition("untyped", "2026-09-08", typed.drop(columns=["tags"]))
+    assert [int(v) for v in warehouse.read_partition("untyped", "2026-09-08")["value"].tolist()[2:]] == [3, 4, 5]
+    assert warehouse.columns("untyped") and "INT" in _column_types(warehouse, "untyped")["value"].upper()
+
+
+def _column_types(warehouse, table: str) -> dict[str, str]:
+    import sqlalchemy as sa
+
+    with warehouse.engine.connect() as conn:
+        return {c["name"]: str(c["type"]) for c in sa.inspect(conn).get_columns(table)}
