@@ -350,7 +350,58 @@ class Report:
             "pins": self.pins,
             "manual_checks": self.manual,
             "reviewers": self.reviewers,
+            "kind": f"{type(self).__module__}:{type(self).__qualname__}",
+            "labels": list(self.labels),
+            "gold": list(self.gold),
+            "predicted": list(self.predicted),
+            "sections": [{"heading": h, "markdown": b} for h, b in self.extra_sections],
+            "step_hints": self.step_hints,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        """The report `to_dict` wrote, whole again: what a page shows of a stored run, without its rows."""
+        metrics = [Metric(m["name"], m["definition"], _ratio(m["ratio"]), m["criterion"], m["status"], m["rests_on"], m.get("note", ""),
+                          m.get("key", ""), bool(m.get("census")), _ratio(m.get("held_out")), m.get("held_out_label", ""))
+                   for m in data["metrics"]]
+        quarantine = data.get("quarantine") or []
+        return cls(
+            domain=data["domain"], scope=data["scope"], title=data["title"], metrics=metrics, labels=list(data["labels"]),
+            gold=list(data["gold"]), predicted=list(data["predicted"]),
+            wrong_cases=[WrongCase(w["metric"], w["id"], w["gold"], w["predicted"], w["step"], w.get("summary", ""), list(w.get("metrics") or []),
+                                   [(v["field"], v["value"]) for v in w.get("values", [])]) for w in data["wrong_cases"]],
+            checks=[CheckResult(c["id"], c["title"], bool(c["passed"]), list(c.get("failing_ids") or []), c.get("detail") or "")
+                    for c in data["checks"]],
+            verdict_counts=dict(data["verdict_counts"]),
+            quarantine=pd.DataFrame.from_records(quarantine) if quarantine else None,
+            reconciliation=dict(data.get("reconciliation") or {}),
+            golden_not_judged=list(data.get("golden_not_judged") or []), excluded=list(data.get("excluded") or []),
+            extra_sections=[(s["heading"], s["markdown"]) for s in data.get("sections") or []],
+            honesty=list(data.get("honesty") or []), has_golden=bool(data["has_golden"]), warnings=list(data.get("warnings") or []),
+            judged=int(data["judged"]), labelled=[(i["id"], i["gold"], i["verdict"]) for i in data.get("items") or []],
+            pins=dict(data.get("pins") or {}), manual=dict(data.get("manual_checks") or {}), reviewers=dict(data.get("reviewers") or {}),
+            step_hints=dict(data.get("step_hints") or {}), **cls.own_fields(data),
+        )
+
+    @classmethod
+    def own_fields(cls, data: dict) -> dict:
+        """A kind of report's own fields from its `to_dict` (none for the shared one)."""
+        return {}
+
+
+def report_from_dict(data: dict) -> Report:
+    """`Report.from_dict` of the kind that wrote `data` (a report kind of `evals` only)."""
+    import importlib
+
+    module, _, name = str(data.get("kind") or "evals.report:Report").partition(":")
+    kind = getattr(importlib.import_module(module), name, None) if module.split(".")[0] == "evals" else None
+    if not (isinstance(kind, type) and issubclass(kind, Report)):
+        raise ValueError(f"not a report kind: {data.get('kind')!r}")
+    return kind.from_dict(data)
+
+
+def _ratio(data: dict | None) -> Ratio | None:
+    return None if data is None else Ratio(int(data["numerator"]), int(data["denominator"]))
 
 
 def golden_report(

@@ -8,6 +8,7 @@ and the sweep of every surface's baseline from ×0.5 to ×1.5 (a table, with a b
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import pandas as pd
@@ -61,8 +62,13 @@ class RetryReport(Report):
         out = super().to_dict()
         out["mismatch_by_verdict"] = self.mismatches
         out["baseline_sweep"] = [s.to_dict() for s in self.sweep]
-        out["sections"] = [{"heading": h, "markdown": b} for h, b in self.extra_sections]
         return out
+
+    @classmethod
+    def own_fields(cls, data: dict) -> dict:
+        return {"mismatches": list(data.get("mismatch_by_verdict") or []),
+                "sweep": [SweepStep(Fraction(s["factor"]), s["exact_retry"], s["reworded_retry"], dict(s.get("by_surface") or {}))
+                          for s in data.get("baseline_sweep") or []]}
 
 
 load_golden = golden_loader("event_id", "verdict")

@@ -315,7 +315,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
     @collector_held
     def _report(context: AssetExecutionContext, warehouse: WarehouseResource, raw_files: RawFilesResource,
                 reports: ReportsResource) -> MaterializeResult:
-        from assets.common.day_report import fill_whole, golden_rows, verdict_rows
+        from assets.common.day_report import fill_whole, golden_rows, store_report, verdict_rows
         from assets.resources import decisions
 
         day = context.partition_key
@@ -340,6 +340,7 @@ def _report_asset(c: DomainChain) -> AssetsDefinition:
         c.finish_report(report, rows, golden, config=config, golden_path=golden_path, tables=_manual_check_tables(c, warehouse, day),
                         input_dir=raw_files.domain_dir(c.domain), sample=sample, decisions=decisions.read(warehouse.engine, c.domain))
         md, folder = write_report(reports, c.domain, day, report)
+        store_report(warehouse, c.domain, day, report)  # what the admin pages show of the day, raw folder or not
         from evals.board import Board, render_board
 
         board = folder / "board.html"

@@ -8,11 +8,18 @@ day's rows are read with those alone, as small dicts, and the other columns are 
 rows shown or explained (`fill_whole`), by their key, which the verdict table indexes. A 10⁶-row
 live_pick day's rows read whole held 2.6 KB each as Python objects; with seven columns, a few
 hundred bytes.
+
+The report made of a day is stored too, whole, beside the day's tables (`store_report`): the admin
+pages show a stored day's report from it, whatever became of the raw folder since (`stored_report`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from typing import Iterable
+
+import pandas as pd
 
 from rules.common.distinct import is_text, per_distinct_text
 from rules.common.jsonl import parse_json
@@ -77,3 +84,34 @@ def golden_rows(rows: list[dict], golden: list[dict] | None, id_field: str) -> l
     labelled = {g.get(id_field) for g in golden if isinstance(g, dict) and isinstance(g.get(id_field), (str, int))}
     return [r for r in rows if r.get(id_field) in labelled]
 
+
+
+REPORT_KINDS = {"stored_at": "text", "report": "text"}
+"""The report is kept as the text `to_dict` makes (JSON), not a JSON column: PostgreSQL's jsonb would
+reorder its keys, and the verdict counts are in the domain's order."""
+
+
+def report_table(domain: str) -> str:
+    return f"{domain}_report"
+
+
+def store_report(warehouse, domain: str, day: str, report) -> str:
+    """Replace the day's stored report with `report`; the time it was stored (UTC, ISO-8601) is returned."""
+    stored_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    text = json.dumps(report.to_dict(), ensure_ascii=False)
+    warehouse.replace_partition(report_table(domain), day, pd.DataFrame([{"stored_at": stored_at, "report": text}]), kinds=REPORT_KINDS)
+    return stored_at
+
+
+def stored_report(warehouse, domain: str, day: str):
+    """(the day's stored report, when it was stored), or None when no report of the day is stored."""
+    from evals.report import report_from_dict
+
+    table = report_table(domain)
+    if not warehouse.has_table(table):
+        return None
+    found = warehouse.query(f'SELECT stored_at, report FROM "{table}" WHERE partition_key = :p', {"p": day})
+    if not found:
+        return None
+    stored_at, text = found[0]
+    return report_from_dict(json.loads(text)), str(stored_at)

@@ -26,6 +26,7 @@ from web.admin.page import (
     DOMAIN_TITLES, domain_crumbs, label_chip, nav, page, url,
 )
 from web.admin.runs import Run, run_title
+from web.admin.stored_run import StoredRun, stored_run
 from web.security import nonce_of
 
 
@@ -37,11 +38,24 @@ async def load_run(request: Request, domain: str, key: str) -> Run:
     return await asyncio.to_thread(_state(request).runs.load, domain, key)
 
 
+async def shown_run(request: Request, domain: str, key: str) -> Run | StoredRun:
+    """What a run's board and report show: a day the nightly run stored, from the warehouse; any other
+    run (or a day not stored), judged from its folder."""
+    stored = await asyncio.to_thread(stored_run, _state(request).config.warehouse_url, domain, key)
+    return stored if stored is not None else await load_run(request, domain, key)
+
+
+def source_note(run: Run | StoredRun) -> str:
+    """Where the page's figures come from, said on the page."""
+    text = run.source_note() if isinstance(run, StoredRun) else "이 화면이 원본 폴더에서 판정한 결과입니다."
+    return f"<p class='source' data-source='{'stored' if isinstance(run, StoredRun) else 'judged'}'>{e(text)}</p>"
+
+
 def decisions_of(request: Request, domain: str) -> dict:
     return decisions.read(_state(request).engine, domain)
 
 
-def filled_report(request: Request, run: Run):
+def filled_report(request: Request, run: Run | StoredRun):
     """The run's report with the person-checked rows filled from the stored decisions (the cached report is left as it is)."""
     report = copy.copy(run.report)
     report.metrics, report.reviewers = list(report.metrics), dict(report.reviewers)
@@ -170,13 +184,13 @@ async def seed_file(request: Request) -> Response:
 # -- a run: board and report ---------------------------------------------------------------------
 
 
-def run_links(run: Run, here: str) -> str:
+def run_links(run: Run | StoredRun, here: str) -> str:
     links = [("board", "보드"), ("items", "판정 목록"), ("report", "리포트")]
     out = [f"<a href='{e(url(run.domain, 'runs', run.key, k))}'{' aria-current=page' if k == here else ''}>{t}</a>" for k, t in links]
     return " · ".join(out)
 
 
-def other_runs(request: Request, run: Run, where: str) -> str:
+def other_runs(request: Request, run: Run | StoredRun, where: str) -> str:
     """Links to the same page of the domain's other runs (days, uploads), and to the diff with each."""
     state = _state(request)
     keys = [k for k in state.runs.keys(run.domain) if k != run.key and (not k.startswith("up-") or uploads.finished(state, run.domain, k[3:]))]
@@ -188,21 +202,25 @@ def other_runs(request: Request, run: Run, where: str) -> str:
     return f"<nav class='runs-nav' aria-label='다른 실행'><b>다른 실행</b><ul>{items}</ul></nav>"
 
 
-def _crumbs(run: Run, here: str):
+def _crumbs(run: Run | StoredRun, here: str):
     return domain_crumbs(run.domain, (run.title, url(run.domain, "runs", run.key, "board")), ("보드" if here == "board" else "리포트", None))
 
 
 async def board_page(request: Request) -> Response:
     domain, key = request.path_params["domain"], request.path_params["run"]
-    run = await load_run(request, domain, key)
+    run = await shown_run(request, domain, key)
     report = filled_report(request, run)
-    board = copy.copy(run.board)
-    board.report = report
+    if isinstance(run, StoredRun):
+        board = await asyncio.to_thread(run.board, report)
+    else:
+        board = copy.copy(run.board)
+        board.report = report
     if board.review is not None:  # persona's queue shows what people decided
         stored = decisions_of(request, domain).get("persona.1", {})
         queue = [{**r, **item_review(stored.get(r["turn_no"], {}))} for r in board.review[0]]
         board.review = (queue, *board.review[1:])
-    bar = (nav(_crumbs(run, "board")) + f"<div class='admin-bar'>{run_links(run, 'board')}{other_runs(request, run, 'board')}</div>")
+    bar = (nav(_crumbs(run, "board")) + f"<div class='admin-bar'>{run_links(run, 'board')}{other_runs(request, run, 'board')}</div>"
+           + source_note(run))
     served = Served(nonce_of(request), nav=bar, item_href=lambda i: url(domain, "runs", key, "items", i),
                     rest=Rest(url(domain, "runs", key, "items")))
     html = render_board(board, served)
@@ -212,11 +230,11 @@ async def board_page(request: Request) -> Response:
 
 async def report_page(request: Request) -> Response:
     domain, key = request.path_params["domain"], request.path_params["run"]
-    run = await load_run(request, domain, key)
+    run = await shown_run(request, domain, key)
     report = filled_report(request, run)
     spec = run.spec
     item = lambda i: url(domain, "runs", key, "items", i)  # noqa: E731
-    body = [f"<div class='admin-bar'>{run_links(run, 'report')}{other_runs(request, run, 'report')}</div>",
+    body = [f"<div class='admin-bar'>{run_links(run, 'report')}{other_runs(request, run, 'report')}</div>", source_note(run),
             f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {report.judged_count}건</p>"]
     pins = pins_text(report.pins)
     if pins:
@@ -275,7 +293,7 @@ async def report_page(request: Request) -> Response:
     return page(request, f"{domain} 골든 일치 리포트 · {run.title}", "".join(body), _crumbs(run, "report"))
 
 
-def _manual_section(run: Run, report) -> str:
+def _manual_section(run: Run | StoredRun, report) -> str:
     """The manual checks the seed defines: each one's sample, the team's progress and agreement, and links."""
     parts = []
     for key, title, lines in manual_lines(report):
@@ -286,20 +304,32 @@ def _manual_section(run: Run, report) -> str:
     return "<section id='manual'><h2>수동 검증 · 사람이 봅니다</h2>" + ("".join(parts) or f"<p class='empty'>{e(NO_MANUAL)}</p>") + "</section>"
 
 
-def _side_by_side(run: Run, item) -> str:
-    """Golden label beside the verdict for every labelled item of the run."""
+def labelled_pairs(run: Run | StoredRun) -> list[tuple[str, str, str]] | None:
+    """(id, golden label, verdict) of the run's labelled items that were judged; None without golden labels.
+    A stored day's are those its report paired (the golden file it read may since have gone)."""
+    if isinstance(run, StoredRun):
+        return run.labelled() if run.report.pins.get("golden") else None
     if not run.golden:
-        return "<section id='golden'><h2>정답 라벨과 판정</h2><p class='empty'>이 실행에는 골든 라벨 파일(golden.jsonl)이 없습니다.</p></section>"
+        return None
     spec = run.spec
     rows = rows_by_id(run.rows, spec.id_field)
-    pairs = [(g[spec.id_field], g[spec.verdict_key]) for g in run.golden if g.get(spec.id_field) in rows]
-    pairs.sort(key=lambda p: p[1] == label(rows[p[0]].get(spec.verdict_key)))  # differences first
+    return [(g[spec.id_field], g[spec.verdict_key], label(rows[g[spec.id_field]].get(spec.verdict_key)))
+            for g in run.golden if g.get(spec.id_field) in rows]
+
+
+def _side_by_side(run: Run | StoredRun, item) -> str:
+    """Golden label beside the verdict for every labelled item of the run."""
+    pairs = labelled_pairs(run)
+    if pairs is None:
+        return "<section id='golden'><h2>정답 라벨과 판정</h2><p class='empty'>이 실행에는 골든 라벨 파일(golden.jsonl)이 없습니다.</p></section>"
+    spec = run.spec
+    pairs = sorted(pairs, key=lambda p: p[1] == p[2])  # differences first
     lines = "".join(
-        f"<tr class='{'same' if gold == label(rows[i].get(spec.verdict_key)) else 'differs'}'><td><a href='{e(item(i))}'><code>{e(i)}</code></a></td>"
-        f"<td>{label_chip(gold, spec.order)}</td><td>{label_chip(label(rows[i].get(spec.verdict_key)), spec.order)}</td>"
-        f"<td>{'같음' if gold == label(rows[i].get(spec.verdict_key)) else '다름'}</td></tr>"
-        for i, gold in pairs[:1000])
-    differ = sum(gold != label(rows[i].get(spec.verdict_key)) for i, gold in pairs)
+        f"<tr class='{'same' if gold == verdict else 'differs'}'><td><a href='{e(item(i))}'><code>{e(i)}</code></a></td>"
+        f"<td>{label_chip(gold, spec.order)}</td><td>{label_chip(verdict, spec.order)}</td>"
+        f"<td>{'같음' if gold == verdict else '다름'}</td></tr>"
+        for i, gold, verdict in pairs[:1000])
+    differ = sum(gold != verdict for _, gold, verdict in pairs)
     return (f"<section id='golden'><h2>정답 라벨과 판정 <span class='n'>라벨 {len(pairs)}건 · 다름 {differ}건</span></h2>"
             f"<details{' open' if len(pairs) <= 40 else ''}><summary>라벨 {len(pairs)}건 모두 보기 (다른 것이 위)</summary>"
             "<p><label><input type='checkbox' data-only-differs> 다른 것만 보기</label></p><div class='wide'><table class='pairs'>"
