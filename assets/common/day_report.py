@@ -103,6 +103,14 @@ def store_report(warehouse, domain: str, day: str, report) -> str:
     return stored_at
 
 
+def stored_days(warehouse, domain: str) -> list[str]:
+    """The days whose report is stored, newest first."""
+    table = report_table(domain)
+    if not warehouse.has_table(table):
+        return []
+    return [str(d) for d, in warehouse.query(f'SELECT partition_key FROM "{table}" ORDER BY partition_key DESC')]
+
+
 def stored_report(warehouse, domain: str, day: str):
     """(the day's stored report, when it was stored), or None when no report of the day is stored."""
     from evals.report import report_from_dict

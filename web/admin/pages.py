@@ -193,7 +193,8 @@ def run_links(run: Run | StoredRun, here: str) -> str:
 def other_runs(request: Request, run: Run | StoredRun, where: str) -> str:
     """Links to the same page of the domain's other runs (days, uploads), and to the diff with each."""
     state = _state(request)
-    keys = [k for k in state.runs.keys(run.domain) if k != run.key and (not k.startswith("up-") or uploads.finished(state, run.domain, k[3:]))]
+    found = run.other_keys(state.runs) if isinstance(run, StoredRun) else state.runs.keys(run.domain)  # a stored day reads no raw file
+    keys = [k for k in found if k != run.key and (not k.startswith("up-") or uploads.finished(state, run.domain, k[3:]))]
     if not keys:
         return ""
     items = "".join(

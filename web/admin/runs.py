@@ -149,6 +149,12 @@ class Runs:
         self._days[domain] = (sig, found)
         return found
 
+    def cached_days(self, domain: str) -> list[str]:
+        """The raw folder's days if already found for its files as they are, else none (nothing is read)."""
+        folder = self.raw_folder(domain)
+        hit = self._days.get(domain)
+        return hit[1] if hit and hit[0] == (_signature(folder) if folder.is_dir() else ()) else []
+
     def uploads(self, domain: str) -> list[str]:
         """Upload ids of the domain, newest first."""
         root = self.uploads_root / domain

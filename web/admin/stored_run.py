@@ -47,6 +47,14 @@ class StoredRun:
         """(id, golden label, verdict) of every labelled item the day judged, as the report paired them."""
         return list(self.report.labelled)
 
+    def other_keys(self, runs) -> list[str]:
+        """The domain's other runs to link, without reading the raw folder: the whole folder, the stored
+        days with the raw folder's days when already found, the uploads."""
+        from assets.common.day_report import stored_days
+
+        days = sorted(set(stored_days(self.warehouse, self.domain)) | set(runs.cached_days(self.domain)), reverse=True)
+        return ["all", *[f"day-{d}" for d in days], *[f"up-{u}" for u in runs.uploads(self.domain)]]
+
     def board(self, report) -> Board:
         """The day's board over `report`, as the nightly run lays it out: the stored verdicts with the
         columns the report reads of every row, the rest filled in for the rows shown; the quarantine
