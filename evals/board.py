@@ -65,6 +65,9 @@ class Board:
     evidence: Callable[[list[dict]], None] | None = None
     """Set when the rows came with some columns alone (a large day read from the warehouse): fills in
     place the other columns of the rows given, which are those the page shows."""
+    stored: Any = None
+    """Set in place of `rows` for a day kept in the warehouse (`assets.common.day_board.StoredRows`):
+    the database counts the rows and hands over only those the page shows."""
 
 
 @dataclass(frozen=True)
@@ -186,15 +189,30 @@ def _grouped(spec: BoardSpec, rows: list[dict]) -> dict[str, list[tuple[int, dic
     return groups
 
 
+def groups(spec: BoardSpec, board: Board) -> dict[str, tuple[int, list[tuple[int, dict]]]]:
+    """(rows, the first `MAX_ITEMS_PER_GROUP` with their page number) by verdict, as `_grouped` orders them."""
+    if board.stored is None:
+        return {v: (len(members), members[:MAX_ITEMS_PER_GROUP]) for v, members in _grouped(spec, board.rows).items()}
+    out: dict[str, tuple[int, list[tuple[int, dict]]]] = {v: (0, []) for v in spec.order}
+    for value, (n, heads) in board.stored.groups(spec.verdict_key, MAX_ITEMS_PER_GROUP).items():  # in order of first row
+        had, shown = out.get(label(value), (0, []))
+        out[label(value)] = (had + n, sorted(shown + heads, key=lambda m: m[0])[:MAX_ITEMS_PER_GROUP])
+    return out
+
+
+def total(board: Board) -> int:
+    return len(board.rows) if board.stored is None else board.stored.total
+
+
 def default_items(spec: BoardSpec, board: Board) -> str:
     order = spec.order
     out = []
-    for i, (verdict, members) in enumerate(_grouped(spec, board.rows).items()):
-        is_open = " open" if len(members) <= GROUP_OPEN_LIMIT else ""
+    for i, (verdict, (many, members)) in enumerate(groups(spec, board).items()):
+        is_open = " open" if many <= GROUP_OPEN_LIMIT else ""
         out.append(f"<details class='group' id='g-{i}' data-group-verdict='{e(verdict)}'{is_open}>"
-                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
-        out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
+                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{many}건</span></h2></summary>")
+        out += [item_html(spec, row, n, order) for n, row in members]
+        out.append(overflow_note(many - MAX_ITEMS_PER_GROUP, verdict=verdict) if many else "<p class='empty'>없음</p>")
         out.append("</details>")
     return "".join(out)
 
@@ -205,11 +223,11 @@ def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
     stacked layout, so filters and links open it alike."""
     order = spec.order
     out = ["<div class='columns'>"]
-    for i, (verdict, members) in enumerate(_grouped(spec, board.rows).items()):
+    for i, (verdict, (many, members)) in enumerate(groups(spec, board).items()):
         out.append(f"<details class='group column' id='g-{i}' data-group-verdict='{e(verdict)}' open>"
-                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{len(members)}건</span></h2></summary>")
-        out += [item_html(spec, row, n, order) for n, row in members[:MAX_ITEMS_PER_GROUP]]
-        out.append(overflow_note(len(members) - MAX_ITEMS_PER_GROUP, verdict=verdict) if members else "<p class='empty'>없음</p>")
+                   f"<summary><h2>{verdict_label(verdict, order)} <span class='n'>{many}건</span></h2></summary>")
+        out += [item_html(spec, row, n, order) for n, row in members]
+        out.append(overflow_note(many - MAX_ITEMS_PER_GROUP, verdict=verdict) if many else "<p class='empty'>없음</p>")
         out.append("</details>")
     out.append(extra + "</div>")
     return "".join(out)
@@ -250,7 +268,7 @@ def shown_rows(board: Board) -> list[dict]:
 def _render_board(board: Board, served: Served | None) -> str:
     spec = board.spec
     report = board.report
-    group_counts = counts(spec, board.rows)
+    group_counts = {v: many for v, (many, _) in groups(spec, board).items()}
     order = spec.order
     quarantined = 0 if report.quarantine is None else len(report.quarantine)
     chips = "".join(
@@ -261,7 +279,8 @@ def _render_board(board: Board, served: Served | None) -> str:
               f"<a class='chip plain' href='#quarantine'>{e(spec.excluded_chip)} <b>{len(report.excluded)}</b></a>")
     sample = (f"<p class='sample' role='note'><b>샘플 데이터 (sample data)</b> 아직 올린 파일이 없어 "
               f"<code>seeds/{e(board.domain)}/</code>의 합성 데이터로 만든 화면입니다.</p>") if board.sample else ""
-    if not board.rows:  # a day with nothing judged must not read as a day of passes
+    judged = total(board)
+    if not judged:  # a day with nothing judged must not read as a day of passes
         sample += f"<p class='sample empty-run' role='note'><b>{e(EMPTY_NOTICE)}</b></p>"
     pins = pins_text(report.pins)
     if pins:
@@ -273,9 +292,9 @@ def _render_board(board: Board, served: Served | None) -> str:
         "excluded": len(report.excluded), "self_score": report.has_golden,
     }
     items = (spec.items or default_items)(spec, board)
-    sample += cut_notice(len(board.rows), items.count("<details class='item' "))
+    sample += cut_notice(judged, items.count("<details class='item' "))
     nonce = f" nonce='{e(served.nonce)}'" if served else ""
-    anchors = {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
+    anchors = _anchors(board)
     css, script = _asset("board.css"), _asset("board.js")
     return "".join([
         # A written file carries its policy (by hash); a served page gets the header with this nonce.
@@ -283,7 +302,7 @@ def _render_board(board: Board, served: Served | None) -> str:
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>{e(title)}</title><style{nonce}>{css}</style></head><body>", served.nav if served else "",
         f"<header class='top'><p class='eyebrow'><code>{e(board.domain)}</code> 판정 보드</p><h1>{e(spec.title)}</h1>",
-        f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {len(board.rows)}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
+        f"<p class='scope'>범위 <code>{e(report.scope)}</code> · 판정 {judged}건 · 묶음 기준 <code>{e(spec.verdict_key)}</code></p>",
         sample, *[f"<p class='sample' role='alert'><b>데이터 품질 실패</b> {e(w)}</p>" for w in report.warnings],
         spec.header(board), f"<nav class='chips' aria-label='판정별 건수'>{chips}</nav></header>",
         f"<div class='layout{' wide-items' if spec.wide else ''}'><main>",
@@ -300,6 +319,17 @@ def _render_board(board: Board, served: Served | None) -> str:
         f"<script type='application/json' id='board-data'>{script_json(data)}</script>",
         f"<script{nonce}>{script}</script></body></html>",
     ])
+
+
+def _anchors(board: Board) -> dict[str, int]:
+    """Id → page number of the rows the self-score may link (on a stored day: of its wrong cases shown)."""
+    spec = board.spec
+    if board.stored is None:
+        return {row.get(spec.id_field): n for n, row in enumerate(board.rows) if isinstance(row.get(spec.id_field), str)}
+    if not board.report.has_golden:
+        return {}
+    ids = [w.id for cases in by_step(board.report.wrong_cases).values() for w in cases[:MAX_ITEMS_PER_GROUP] if isinstance(w.id, str)]
+    return board.stored.positions(spec.id_field, ids)
 
 
 def _asset(name: str) -> str:

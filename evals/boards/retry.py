@@ -14,18 +14,28 @@ from rules.retry.spec import SPEC
 SWEEP_HEADING = "기준선 스윕"
 
 
-def sections(board: Board) -> str:
+def _surfaces(board: Board) -> dict[str, dict]:
+    """Per surface: its baselines in order of first row, its events, and its verdicts counted (a
+    stored day's counted by the warehouse)."""
+    if board.stored is not None:
+        split = board.stored.split(["surface_key", "surface_baseline", "verdict"])
+        found = [(s, b, v, n) for (s, b, v), n, _ in split]
+    else:
+        found = [(r.get("surface_key"), r.get("surface_baseline"), r.get("verdict"), 1) for r in board.rows]
     surfaces: dict[str, dict] = {}
-    for r in board.rows:
-        s = r.get("surface_key")
+    for s, b, v, n in found:
         if not isinstance(s, str):
             continue
         d = surfaces.setdefault(s, {"baselines": [], "events": 0, "verdicts": {}})
-        if r.get("surface_baseline") not in d["baselines"]:
-            d["baselines"].append(r.get("surface_baseline"))
-        d["events"] += 1
-        v = label(r.get("verdict"))
-        d["verdicts"][v] = d["verdicts"].get(v, 0) + 1
+        if b not in d["baselines"]:
+            d["baselines"].append(b)
+        d["events"] += n
+        d["verdicts"][label(v)] = d["verdicts"].get(label(v), 0) + n
+    return surfaces
+
+
+def sections(board: Board) -> str:
+    surfaces = _surfaces(board)
 
     def baseline(v) -> str:
         exact = as_fraction(v)

@@ -1,9 +1,8 @@
 """A day the nightly chain stored, as its report and board pages show it.
 
 The report is the one the nightly run made and stored in the warehouse (`assets.common.day_report`),
-read back whole; the board lays out that report over the day's stored verdicts, read with the
-columns the report reads of every row and filled in for the rows it shows, as the nightly board is
-made. Neither reads the raw folder: the pages show what was stored, even when the folder has since
+read back whole; the board lays out that report over the day's stored verdicts, counted by the
+warehouse, of which only the rows it shows are read (`assets.common.day_board`). Neither reads the raw folder: the pages show what was stored, even when the folder has since
 changed or gone. A day with no stored report is judged from the raw folder as before (`runs.Runs`).
 """
 
@@ -56,18 +55,16 @@ class StoredRun:
         return ["all", *[f"day-{d}" for d in days], *[f"up-{u}" for u in runs.uploads(self.domain)]]
 
     def board(self, report) -> Board:
-        """The day's board over `report`, as the nightly run lays it out: the stored verdicts with the
-        columns the report reads of every row, the rest filled in for the rows shown; the quarantine
-        whole from the stored table (the report keeps it without the raw text)."""
-        from assets.common.day_report import fill_whole, verdict_rows
+        """The day's board over `report`, as the nightly run lays it out: the counts asked of the
+        warehouse and only the rows shown read, whole (`StoredRows`); the quarantine whole from the
+        stored table (the report keeps it without the raw text)."""
+        from assets.common.day_board import StoredRows
         from assets.common.wiring import chain_for
 
         chain = chain_for(get_domain(self.domain))
-        rows = verdict_rows(chain, self.warehouse, self.day)
         report.quarantine = self.warehouse.read_partition(chain.table("quarantine"), self.day) \
             if self.warehouse.has_table(chain.table("quarantine")) else report.quarantine
-        return Board(self.domain, rows, report, self.spec, sample=self.sample,
-                     evidence=lambda shown: fill_whole(chain, self.warehouse, self.day, shown))
+        return Board(self.domain, [], report, self.spec, sample=self.sample, stored=StoredRows(chain, self.warehouse, self.day))
 
 
 def stored_run(warehouse_url: str, domain: str, key: str) -> StoredRun | None:
