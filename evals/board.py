@@ -233,9 +233,17 @@ def column_items(spec: BoardSpec, board: Board, extra: str = "") -> str:
     return "".join(out)
 
 
-def counts(spec: BoardSpec, rows: list[dict]) -> dict[str, int]:
-    """Items per verdict, every key of the order included (zeros too)."""
-    return {v: len(members) for v, members in _grouped(spec, rows).items()}
+def counts(spec: BoardSpec, board: Board) -> dict[str, int]:
+    """Items per verdict, every key of the order included (zeros too), in `_grouped`'s order."""
+    if board.stored is None:
+        return {v: len(members) for v, members in _grouped(spec, board.rows).items()}
+    counted = board.stored.counts(spec.verdict_key)
+    if any(label(v) not in spec.order for v in counted):  # placed by their first row
+        return {v: many for v, (many, _) in groups(spec, board).items()}
+    out = {v: 0 for v in spec.order}
+    for v, n in counted.items():
+        out[label(v)] += n
+    return out
 
 
 # -- the page ------------------------------------------------------------------------------------
@@ -268,7 +276,7 @@ def shown_rows(board: Board) -> list[dict]:
 def _render_board(board: Board, served: Served | None) -> str:
     spec = board.spec
     report = board.report
-    group_counts = {v: many for v, (many, _) in groups(spec, board).items()}
+    group_counts = counts(spec, board)
     order = spec.order
     quarantined = 0 if report.quarantine is None else len(report.quarantine)
     chips = "".join(

@@ -19,7 +19,7 @@ def _surfaces(board: Board) -> dict[str, dict]:
     stored day's counted by the warehouse)."""
     if board.stored is not None:
         split = board.stored.split(["surface_key", "surface_baseline", "verdict"])
-        found = [(s, b, v, n) for (s, b, v), n, _ in split]
+        found = [(s, b, v, n) for (s, b, v), n in split]
     else:
         found = [(r.get("surface_key"), r.get("surface_baseline"), r.get("verdict"), 1) for r in board.rows]
     surfaces: dict[str, dict] = {}
