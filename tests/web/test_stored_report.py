@@ -47,6 +47,12 @@ def board_items(page: str) -> set[str]:
     return set(re.findall(r"<details class='item'[^>]* data-id='([^']*)'", page))
 
 
+def run_row(page: str, key: str) -> tuple[str, list[str]] | None:
+    """(where the figures came from, the cells) of run `key`'s row of a run table."""
+    found = re.search(rf"<tr data-run='{key}' data-source='(\w+)'>(.*?)</tr>", page, re.S)
+    return (found.group(1), [H.unescape(re.sub("<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", found.group(2))]) if found else None
+
+
 def _stored_day_pages(tmp_path, warehouse_url: str) -> None:
     raw = tmp_path / "raw"
     shutil.copytree(SEEDS / DOMAIN, raw / DOMAIN)
@@ -60,6 +66,8 @@ def _stored_day_pages(tmp_path, warehouse_url: str) -> None:
         judged = client.get(REPORT)  # not stored yet: judged from the raw folder
         judged_board = client.get(BOARD)
         assert judged.status_code == 200 and STORED not in judged.text
+        judged_row = run_row(client.get(f"/admin/{DOMAIN}").text, f"day-{DAY}")
+        assert judged_row[0] == "judged" and run_row(client.get("/admin").text, f"day-{DAY}") == judged_row
         assert materialise_day(build_assets(persona.CHAIN), resources_in(tmp_path, url=warehouse_url, raw_root=raw), DAY).success
         stored = client.get(REPORT)
         assert stored.status_code == 200 and STORED in stored.text and "data-source='stored'" in stored.text
@@ -69,6 +77,9 @@ def _stored_day_pages(tmp_path, warehouse_url: str) -> None:
         board = client.get(BOARD)
         assert board.status_code == 200 and STORED in board.text
         assert board_items(board.text) == board_items(judged_board.text) != set()
+        # The index and the domain page give the stored day's figures from its stored report.
+        assert run_row(client.get(f"/admin/{DOMAIN}").text, f"day-{DAY}") == ("stored", judged_row[1])
+        assert run_row(client.get("/admin").text, f"day-{DAY}") == ("stored", judged_row[1])
 
         # The raw folder changes (every stated job another) and then goes: the stored figures stay.
         turns = raw / DOMAIN / "turns.jsonl"
@@ -79,6 +90,8 @@ def _stored_day_pages(tmp_path, warehouse_url: str) -> None:
         assert gone.status_code == 200 and STORED in gone.text and figures(gone.text) == want
         board = client.get(BOARD)
         assert board.status_code == 200 and board_items(board.text) == board_items(judged_board.text)
+        # Not judged again: listed and given its figures with the raw folder gone.
+        assert run_row(client.get(f"/admin/{DOMAIN}").text, f"day-{DAY}") == ("stored", judged_row[1])
 
 
 def test_a_stored_day_s_pages_come_from_the_warehouse(tmp_path):

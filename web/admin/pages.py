@@ -62,12 +62,12 @@ def filled_report(request: Request, run: Run | StoredRun):
     return fill_decisions(report, decisions_of(request, run.domain))
 
 
-def headline(run: Run) -> dict:
+def headline(run: Run | StoredRun) -> dict:
     report = run.report
     rec = report.reconciliation
     agreement = next((m for m in report.metrics if m.name == AGREEMENT and m.ratio is not None), None)
     return {
-        "items": len(run.rows),
+        "items": run.items() if isinstance(run, StoredRun) else len(run.rows),
         "checks": f"{sum(c.passed for c in report.checks)} / {len(report.checks)}",
         "checks_ok": report.checks_passed,
         "quarantined": f"{sum(r['quarantined'] for r in rec.values())} / {sum(r['raw'] for r in rec.values())}",
@@ -75,7 +75,7 @@ def headline(run: Run) -> dict:
     }
 
 
-def _run_table(domain: str, runs: list[tuple[str, Run | None, str]]) -> str:
+def _run_table(domain: str, runs: list[tuple[str, Run | StoredRun | None, str]]) -> str:
     rows = []
     for key, run, problem in runs:
         title = run_title(key, run.sample if run else False)
@@ -84,7 +84,8 @@ def _run_table(domain: str, runs: list[tuple[str, Run | None, str]]) -> str:
             continue
         h = headline(run)
         rows.append(
-            f"<tr data-run='{e(key)}'><td><b>{e(title)}</b></td><td class='num'>{h['items']}</td>"
+            f"<tr data-run='{e(key)}' data-source='{'stored' if isinstance(run, StoredRun) else 'judged'}'>"
+            f"<td><b>{e(title)}</b></td><td class='num'>{h['items']}</td>"
             f"<td class='{'pass' if h['checks_ok'] else 'fail'}'>{e(h['checks'])}</td><td class='num'>{e(h['quarantined'])}</td>"
             f"<td class='num'>{e(h['agreement'])}</td>"
             f"<td><a href='{e(url(domain, 'runs', key, 'board'))}'>보드</a> · <a href='{e(url(domain, 'runs', key, 'report'))}'>리포트</a></td></tr>")
@@ -92,12 +93,25 @@ def _run_table(domain: str, runs: list[tuple[str, Run | None, str]]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def _load_all(state, domain: str) -> list[tuple[str, Run | None, str]]:
+def _load_all(state, domain: str) -> list[tuple[str, Run | StoredRun | None, str]]:
+    """Every run of the domain with its figures: a day the nightly run stored from its stored report
+    (the day is not judged again, and is listed even when the raw folder no longer holds it); any other
+    run judged from its folder."""
+    from assets.common.day_report import stored_days
+    from assets.resources.warehouse import WarehouseResource
     from rules.common.jsonl import DatasetError
 
+    url = state.config.warehouse_url
+    stored = set(stored_days(WarehouseResource(url=url), domain))
+    found = state.runs.keys(domain)
+    days = sorted({k[4:] for k in found if k.startswith("day-")} | stored, reverse=True)
     out = []
-    for key in state.runs.keys(domain):
+    for key in ["all", *[f"day-{d}" for d in days], *[k for k in found if k.startswith("up-")]]:
         if key.startswith("up-") and not uploads.finished(state, domain, key[3:]):
+            continue
+        kept = stored_run(url, domain, key) if key[4:] in stored else None
+        if kept is not None:
+            out.append((key, kept, ""))
             continue
         try:
             out.append((key, state.runs.load(domain, key), ""))

@@ -42,6 +42,12 @@ class StoredRun:
         return (f"{SOURCE}입니다 (저장 {self.stored_at} UTC). 원본 폴더를 다시 판정하지 않고 창고에서 읽었으며, "
                 "원본 폴더가 그 뒤에 바뀌었어도 저장한 그대로입니다.")
 
+    def items(self) -> int:
+        """The day's stored verdict rows (counted by the warehouse)."""
+        from assets.common.wiring import chain_for
+
+        return self.warehouse.count_partition(chain_for(get_domain(self.domain)).table("verdicts"), self.day)
+
     def labelled(self) -> list[tuple[str, str, str]]:
         """(id, golden label, verdict) of every labelled item the day judged, as the report paired them."""
         return list(self.report.labelled)
