@@ -7,7 +7,7 @@ nightly job on it once (a fresh Dagster home and SQLite warehouse under var/benc
 for each `--source` checkout (default: this one) starts a fresh process running that checkout's web
 app over the same raw folder and warehouse and asks for the day's item list (first page, read from
 the warehouse by every version: the floor), then the report page; then the same in another fresh
-process with the board page. Per
+process with the board page (`--pages`: also the domain's page, listing its runs). Per
 request: seconds, the page's size, where its figures came from, and the process's resident memory
 before it and at its peak during it (`VmHWM`, reset before each request through `clear_refs`).
 Prints one JSON object per source and page.
@@ -52,10 +52,11 @@ def serve_child(home: Path, warehouse: str, raw: Path, domain: str, day: str, pa
             before, _ = memory()
             reset_peak()
             t = time.perf_counter()
-            page = client.get(f"/admin/{domain}/runs/day-{day}/{name}")
+            page = client.get(f"/admin/{domain}" if name == "domain_page" else f"/admin/{domain}/runs/day-{day}/{name}")
             seconds = time.perf_counter() - t
             _, peak = memory()
-            stored = "창고에 저장한 판정" if name == "items" else "data-source='stored'"
+            stored = "창고에 저장한 판정" if name == "items" else f"data-run='day-{day}' data-source='stored'" if name == "domain" \
+                else "data-source='stored'"
             source = "stored" if stored in page.text else "judged"
             out[name] = {"status": page.status_code, "seconds": round(seconds, 2), "bytes": len(page.content), "source": source,
                          "rss_before_mb": round(before), "peak_mb": round(peak)}
@@ -72,6 +73,8 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--data", type=Path, default=ROOT / "var" / "bench")
     p.add_argument("--source", type=Path, nargs="+", default=[ROOT], help="checkouts whose web app is measured, in turn")
+    p.add_argument("--pages", nargs="+", default=["report", "board"], choices=["report", "board", "domain_page"],
+                   help="pages asked for, each in a fresh process (domain_page: the domain's page, which lists its runs with their figures)")
     p.add_argument("--child", nargs=7, metavar=("SOURCE", "HOME", "WAREHOUSE", "RAW", "DOMAIN", "DAY", "PAGE"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -93,7 +96,7 @@ def main() -> None:
               + done.stdout.strip().splitlines()[-1], flush=True)
         (work / "done").write_text(day)
     for source in args.source:
-        for page_name in ("report", "board"):  # each in a fresh process: neither finds the other's run judged
+        for page_name in args.pages:  # each in a fresh process: none finds another's run judged
             done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(source), str(work / "web-home"),
                                    env["WAREHOUSE_URL"], str(raw), args.domain, day, page_name], cwd=source, env=env, capture_output=True, text=True)
             if done.returncode:
