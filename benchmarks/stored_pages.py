@@ -55,7 +55,7 @@ def serve_child(home: Path, warehouse: str, raw: Path, domain: str, day: str, pa
             page = client.get(f"/admin/{domain}" if name == "domain_page" else f"/admin/{domain}/runs/day-{day}/{name}")
             seconds = time.perf_counter() - t
             _, peak = memory()
-            stored = "창고에 저장한 판정" if name == "items" else f"data-run='day-{day}' data-source='stored'" if name == "domain" \
+            stored = "창고에 저장한 판정" if name == "items" else f"data-run='day-{day}' data-source='stored'" if name == "domain_page" \
                 else "data-source='stored'"
             source = "stored" if stored in page.text else "judged"
             out[name] = {"status": page.status_code, "seconds": round(seconds, 2), "bytes": len(page.content), "source": source,
