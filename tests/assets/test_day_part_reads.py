@@ -45,7 +45,7 @@ def _whole_day_reads(engine: sa.Engine, sent, tables: set[str]) -> list[tuple[st
     with engine.connect() as conn:
         for statement, parameters in sent:
             if "COUNT(" in statement.upper():
-                continue  # the plan's counts per bucket: once a day
+                continue  # counting (the plan's rows per bucket, handoff's tied buckets): once a day
             plan = [row[3] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)]
             for line in plan:
                 table = next((t for t in tables if f" {t} " in f" {line} "), None)
