@@ -27,7 +27,8 @@ average, to be recorded beside the figures.
 --nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
 that day holds 10⁵ and 10⁶ main rows (`--nightly-sizes`), with its steps, wall seconds and peak
 memory (the largest process's, and its processes' together: the suite helper and the forked check
-workers included), against `verdicts judge --day` on the same folder measured right after it;
+workers included), the judging step's seconds before its first part (*before parts s*: planning the
+parts and what every part reads of the whole day), against `verdicts judge --day` on the same folder measured right after it;
 handoff's day adds the `handoff_judge` run that makes its verdicts and report (the nightly job only
 stores its tables: a day is judged once the next day's tables are in, which are stored first,
 untimed). --nightly-sample DAY runs the nightly job on one day of the sample data. --nightly-once
