@@ -27,7 +27,8 @@ average, to be recorded beside the figures.
 --nightly runs the nightly Dagster job in-process on the busiest day of each domain, sized so
 that day holds 10⁵ and 10⁶ main rows (`--nightly-sizes`), with its steps, wall seconds and peak
 memory (the largest process's, and its processes' together: the suite helper and the forked check
-workers included), against `verdicts judge --day` on the same folder measured right after it;
+workers included), the judging step's seconds before its first part (*before parts s*: planning the
+parts and what every part reads of the whole day), against `verdicts judge --day` on the same folder measured right after it;
 handoff's day adds the `handoff_judge` run that makes its verdicts and report (the nightly job only
 stores its tables: a day is judged once the next day's tables are in, which are stored first,
 untimed). --nightly-sample DAY runs the nightly job on one day of the sample data. --nightly-once
@@ -246,7 +247,27 @@ def nightly(raw_dir: Path, day: str, handoff_judge: bool = False) -> dict:
         seconds, results = seconds + judged_s, [result, judged]
     failed = [e.step_key for r in results for e in r.all_events if e.is_failure and e.step_key]
     steps = sum(len({e.step_key for e in r.all_events if e.is_step_success}) for r in results)
-    return {"ok": all(r.success for r in results) or failed, "seconds": seconds, "peak_mb": peak_mb(), "steps": steps}
+    return {"ok": all(r.success for r in results) or failed, "seconds": seconds, "peak_mb": peak_mb(), "steps": steps,
+            "before_parts_s": before_parts(DagsterInstance.get(), [r.run_id for r in results])}
+
+
+def before_parts(instance, run_ids: list[str]) -> float | None:
+    """Seconds from the start of the day's judging step (`<domain>_judge_day`, the largest if several
+    domains judged rows) to its first part's log line: planning the parts and what every part reads
+    of the whole day, before any part is judged."""
+    found = []
+    for run_id in run_ids:
+        started: dict[str, float] = {}
+        for record in instance.all_logs(run_id):
+            step = record.step_key or ""
+            if not step.endswith("_judge_day"):
+                continue
+            event = record.dagster_event
+            if event is not None and event.event_type_value == "STEP_START":
+                started[step] = record.timestamp
+            elif event is None and record.user_message.startswith("part 1 of") and step in started:
+                found.append(record.timestamp - started.pop(step))
+    return max(found) if found else None
 
 
 def nightly_env(tmp: str, raw: Path) -> dict:
@@ -302,8 +323,8 @@ def nightly_process(raw: Path, day: str, domain: str) -> dict:
 def run_nightly(domains: list[str], sizes: list[int], data: Path) -> None:
     print("\nnightly job in-process on one day per domain (handoff's with the `handoff_judge` run that judges it), and "
           "`verdicts judge --day` on the same folder right after it")
-    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'steps':>5} {'peak MB':>8} {'all MB':>7} "
-          f"{'judge s':>8} {'judge MB':>8} {'nightly/judge':>13} {'growth':>7}  load  ok")
+    print(f"{'domain':<10} {'day':<11} {'rows that day':>13} {'nightly s':>9} {'before parts s':>14} {'steps':>5} {'peak MB':>8} "
+          f"{'all MB':>7} {'judge s':>8} {'judge MB':>8} {'nightly/judge':>13} {'growth':>7}  load  ok")
     for domain in domains:
         before = None
         for rows in sorted(sizes):
@@ -313,8 +334,8 @@ def run_nightly(domains: list[str], sizes: list[int], data: Path) -> None:
             grown = f"×{r['seconds'] / before:.1f}" if before else "—"
             before = r["seconds"]
             load = os.getloadavg()[0]
-            print(f"{domain:<10} {day:<11} {that_day:>13,} {r['seconds']:>9.1f} {r['steps']:>5} {r['peak_mb']:>8.0f} "
-                  f"{r['all_mb']:>7.0f} {judged['seconds']:>8.1f} {judged['peak_mb']:>8.0f} "
+            print(f"{domain:<10} {day:<11} {that_day:>13,} {r['seconds']:>9.1f} {_seconds(r['before_parts_s']):>14} {r['steps']:>5} "
+                  f"{r['peak_mb']:>8.0f} {r['all_mb']:>7.0f} {judged['seconds']:>8.1f} {judged['peak_mb']:>8.0f} "
                   f"{r['seconds'] / judged['seconds']:>12.1f}× {grown:>7} {load:5.1f}  {r['ok']}", flush=True)
 
 
@@ -322,11 +343,16 @@ def run_nightly_once(domain: str, rows: int, data: Path) -> None:
     """One domain's day of `rows` main rows, alone (the 10⁷-row day): nightly and judge, each once."""
     raw, day, that_day = nightly_folder(data, domain, rows)
     r = nightly_process(raw, day, domain)
-    print(f"\none {domain} day of {that_day:,} main rows ({day}): nightly {r['seconds']:.1f} s, {r['steps']} steps, "
+    print(f"\none {domain} day of {that_day:,} main rows ({day}): nightly {r['seconds']:.1f} s (judging step before its "
+          f"first part {_seconds(r['before_parts_s'])} s), {r['steps']} steps, "
           f"peak {r['peak_mb']:.0f} MB (largest process), {r['all_mb']:.0f} MB (its processes together), ok {r['ok']}", flush=True)
     judged = judge_process(domain, raw / domain, day)
     print(f"  judge --day: {judged['seconds']:.1f} s, peak {judged['peak_mb']:.0f} MB, all {judged['all_mb']:.0f} MB; "
           f"nightly/judge {r['seconds'] / judged['seconds']:.1f}×; load average {os.getloadavg()[0]:.1f}", flush=True)
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
 
 
 # -- main ------------------------------------------------------------------------------------

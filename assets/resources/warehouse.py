@@ -291,7 +291,9 @@ class WarehouseResource(ConfigurableResource):
     def iter_rows(self, table: str, partition_key: str, json_columns: tuple[str, ...] = (), order_column: str = "line",
                   rows: int = 50_000, conn: sa.Connection | None = None) -> Iterator[pd.DataFrame]:
         """The partition's rows `rows` at a time in `order_column` order (a column whose values are
-        unique in the partition, such as a raw table's `line`): each chunk read where the last ended."""
+        unique in the partition, such as a raw table's `line`): each chunk read where the last ended.
+        Linear only with an index over the partition and `order_column` together (the raw tables have
+        one): without it every chunk sorts the partition's rows again."""
         last = None
         while True:
             where = f'"{order_column}" > :_last' if last is not None else ""

@@ -73,7 +73,7 @@ class DayParts:
     columns must be judged in one part, whatever their buckets (handoff: a room whose rows name two
     customers on two days, a message id repeated across days). Found by the database; rare."""
     day_context: Callable[[Callable[[], Iterator[pd.DataFrame]], dict, Any], dict] | None = None
-    """(the day's event rows a block at a time, restored; the whole tables; config) → {"judge": keyword
+    """(the day's event rows a part at a time, restored; the whole tables; config) → {"judge": keyword
     arguments, "checks": keyword arguments}: what judging and checking a part read of the whole day
     (retry's baselines)."""
     repeats: tuple = ()

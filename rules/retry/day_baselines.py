@@ -1,9 +1,9 @@
 """A day's baseline per surface when the day is judged a part at a time.
 
 The baseline looks across sessions (every cross-session pair of a surface), so no part can work it
-out alone. `DayBaselines` takes the day's events a block at a time and keeps, per event, only small
-integers (its surface, its session, its distinct word set) and the distinct word sets themselves;
-then the engine's baseline (`baseline.surface_baselines`, on the engine's reading of the text) and
+out alone. `DayBaselines` takes the day's events a part at a time (the baselines do not depend on
+their order) and keeps, per event, only small integers (its surface, its session, its distinct word
+set) and the distinct word sets themselves; then the engine's baseline (`baseline.surface_baselines`, on the engine's reading of the text) and
 the reference's (`reference.reference_baselines`, on its own reading) are each worked out once, the
 same as over one table of the whole day, and handed to every part.
 """
