@@ -254,6 +254,10 @@ def values_text(values: list[tuple[str, Any]]) -> str:
 
 @dataclass
 class Report:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _KINDS[_kind_of(cls)] = cls  # a kind with fields of its own is read back as itself
+
     domain: str
     scope: str
     title: str
@@ -350,7 +354,7 @@ class Report:
             "pins": self.pins,
             "manual_checks": self.manual,
             "reviewers": self.reviewers,
-            "kind": f"{type(self).__module__}:{type(self).__qualname__}",
+            "kind": _kind_of(type(self)),
             "labels": list(self.labels),
             "gold": list(self.gold),
             "predicted": list(self.predicted),
@@ -389,15 +393,25 @@ class Report:
         return {}
 
 
-def report_from_dict(data: dict) -> Report:
-    """`Report.from_dict` of the kind that wrote `data` (a report kind of `evals` only)."""
-    import importlib
+_KINDS: dict[str, type] = {}
+"""`to_dict`'s "kind" → the report class that reads it back: this module's, and each kind defined
+(imported) since."""
 
-    module, _, name = str(data.get("kind") or "evals.report:Report").partition(":")
-    kind = getattr(importlib.import_module(module), name, None) if module.split(".")[0] == "evals" else None
-    if not (isinstance(kind, type) and issubclass(kind, Report)):
+
+def _kind_of(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+_KINDS[_kind_of(Report)] = Report
+
+
+def report_from_dict(data: dict) -> Report:
+    """`Report.from_dict` of the kind that wrote `data`: a kind imported already (a domain's own is
+    imported with its reporting, `Domain.reporting`)."""
+    kind = str(data.get("kind") or _kind_of(Report))
+    if kind not in _KINDS:
         raise ValueError(f"not a report kind: {data.get('kind')!r}")
-    return kind.from_dict(data)
+    return _KINDS[kind].from_dict(data)
 
 
 def _ratio(data: dict | None) -> Ratio | None:

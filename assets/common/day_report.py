@@ -113,6 +113,7 @@ def stored_days(warehouse, domain: str) -> list[str]:
 
 def stored_report(warehouse, domain: str, day: str):
     """(the day's stored report, when it was stored), or None when no report of the day is stored."""
+    from evals.domains import get as get_domain
     from evals.report import report_from_dict
 
     table = report_table(domain)
@@ -122,4 +123,5 @@ def stored_report(warehouse, domain: str, day: str):
     if not found:
         return None
     stored_at, text = found[0]
+    get_domain(domain).reporting()  # the domain's own report kind, imported to be read back
     return report_from_dict(json.loads(text)), str(stored_at)

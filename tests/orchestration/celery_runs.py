@@ -21,6 +21,8 @@ from tests.conftest import ROOT, stop
 
 PER_RUN = ("step_values",)
 """Warehouse tables that hold what one run's steps handed each other: not the same in two runs."""
+WHEN_STORED = ("stored_at",)
+"""Columns that say when a run stored a row (a day's stored report): the one difference two runs may have."""
 
 
 def pg_env(url: str) -> dict[str, str]:
@@ -31,12 +33,13 @@ def pg_env(url: str) -> dict[str, str]:
 
 
 def snapshot(url: str) -> dict[str, pd.DataFrame]:
-    """Every warehouse table (but those of one run), rows as text in a stable order."""
+    """Every warehouse table (but those of one run, and when each row was stored), rows as text in a stable order."""
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
             tables = sorted(t for t in sa.inspect(conn).get_table_names() if t not in PER_RUN)
-            frames = {t: pd.read_sql_query(sa.text(f'SELECT * FROM "{t}"'), conn).astype(str) for t in tables}
+            frames = {t: pd.read_sql_query(sa.text(f'SELECT * FROM "{t}"'), conn).drop(columns=list(WHEN_STORED), errors="ignore").astype(str)
+                      for t in tables}
     finally:
         engine.dispose()
     return {t: f[sorted(f.columns)].sort_values(sorted(f.columns)).reset_index(drop=True) for t, f in frames.items()}

@@ -53,7 +53,7 @@ def server(tmp_path):
 
 
 def test_apply_confirms_and_reject_needs_a_reason(server, tmp_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     base, engine = server
     SCREENS.mkdir(parents=True, exist_ok=True)
@@ -85,8 +85,8 @@ def test_apply_confirms_and_reject_needs_a_reason(server, tmp_path):
 
             page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
             cool.locator("button.apply").click()
-            page.wait_for_selector("#flash:not([hidden])")
-            assert "sheet version 2" in page.locator("#flash").inner_text()
+            # the flash still shows the refusal above until the answer comes: wait for its new text
+            expect(page.locator("#flash")).to_contain_text("sheet version 2")
             page.wait_for_selector("article.card.applied")  # after the reload
             assert [(h["reply_cooldown_sec"], h["author"]) for h in sheets.history(engine, "CH-0007")] == [(180, None), (150, "운영자 김")]
             assert "반영 · 운영자 김 · " in page.locator("article.card.applied").inner_text()
