@@ -236,6 +236,9 @@ def test_starting_a_broadcast_from_the_page(chromium_browser, tmp_path):
         deadline = time.time() + 30
         while status(service)["pending"] and time.time() < deadline:
             time.sleep(0.3)
+        # every line judged: the page holds every window pushed once the last frames have come
+        pushed = status(service)["windows"]
+        page.wait_for_function(f"() => document.querySelectorAll('article.window').length >= {pushed}", timeout=10000)
         windows = page.locator("article.window").count()
         assert page.locator("article.window.earlier").count() == 0, "the started broadcast's windows are current"
 
