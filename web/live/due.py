@@ -6,7 +6,9 @@ is due it may be finished early once it is complete — every connection that se
 passed it (a chat connection sends in time order: its line of a later window means its lines of this
 one are in) or closed with all its frames absorbed — or, when finishing it is cheap at the cost
 measured on earlier windows, halfway through its grace whatever the senders: a line still on its way
-only makes it finish again at its due time, which it would have cost then anyway.
+only makes it finish again at its due time, which it would have cost then anyway. For the same reason
+a window is finished with those ending with it once it would otherwise wait behind them past its
+due time.
 """
 
 from __future__ import annotations
@@ -74,10 +76,17 @@ class Due:
     def ripe(self, now: int, pending: list = ()) -> list[Key]:
         """The windows to finish early now: past their end and settle, not finished yet, and either
         complete (`complete`, counting the frames `pending` that arrived but are not absorbed yet)
-        or, when cheap to finish (`cheap`), halfway through their grace."""
+        or, when cheap to finish (`cheap`), halfway through their grace. With them, every other
+        such window that would otherwise wait behind them past its due time (`busy_until`): it
+        would be finished only then, so finishing it now costs at most that second finish, should
+        a line of it still come in its grace."""
         waiting = [k for k, due in self.deadlines.items() if due - self.grace + self.settle <= now and k not in self.ranked_early]
         cheap = self.cheap(waiting)
-        return [k for k in waiting if self.complete(k, pending) or (cheap and self.midway(k) <= now)]
+        ripe = [k for k in waiting if self.complete(k, pending) or (cheap and self.midway(k) <= now)]
+        if ripe:
+            busy_until = now + self.cost(ripe)
+            ripe += [k for k in waiting if k not in ripe and self.deadlines[k] <= busy_until]
+        return ripe
 
     def midway(self, key: Key) -> int:
         """Halfway through a window's grace: a window that is cheap to finish (`cheap`) is finished
@@ -89,8 +98,11 @@ class Due:
         the grace. Finishing them before every sender has passed them costs at most a second finish
         at their due time should a line of theirs still come (what they would cost then anyway);
         for large windows, which take longer than the grace, waiting for the senders is cheaper."""
-        lines = sum(self.buffer.open[k].lines for k in keys if k in self.buffer.open)
-        return lines * self.finishing.ns_per_line < self.grace // 2
+        return self.cost(keys) < self.grace // 2
+
+    def cost(self, keys: list[Key]) -> float:
+        """How long finishing these windows takes (ns), at the cost per line measured on earlier ones."""
+        return sum(self.buffer.open[k].lines for k in keys if k in self.buffer.open) * self.finishing.ns_per_line
 
     def complete(self, key: Key, pending: list = ()) -> bool:
         """Whether every line its connections sent to a window has arrived, as far as their order

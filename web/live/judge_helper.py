@@ -5,8 +5,8 @@ and at 400 lines/s four characters' windows of 3,000 lines end at the same insta
 hands three in four of the windows that end together (`policy.HELPER_SHARE`) to this helper: it
 holds them as the service would (`windows.Window`), runs the same `add_lines` on their lines as
 they arrive and the same `finish` when the service finishes them, one window at a time, and sends
-back each window's `ready.Ready` (only what storing needs) as soon as it is made: the service
-stores it while the helper finishes the next. The service stores and pushes every window itself,
+back each window's `ready.Ready` (only what storing needs) as soon as it is made, written by a
+thread of its own (`Replies`): the service stores it while the helper finishes the next. The service stores and pushes every window itself,
 so the store and the push order keep one writer; and should the helper fail, the service rebuilds
 the helper's windows from the landing table and judges them itself (`judging.Judging.lose_helper`).
 
@@ -28,8 +28,8 @@ import traceback
 
 import pandas as pd
 
-from assets.common.helper_process import HelperProcess, serve_socket
-from web.live.policy import HELPER_ANSWER_WAIT_S, HELPER_TIDY_AFTER_S
+from assets.common.helper_process import HelperProcess, Replies, serve_socket
+from web.live.policy import HELPER_ANSWER_WAIT_S, HELPER_SEND_BUFFER, HELPER_TIDY_AFTER_S, SWITCH_INTERVAL_S
 from web.live.ready import Ready, finish_ready
 from web.live.windows import Key, References, Window, add_lines
 from rules.common.collector import cycle_collection_paused
@@ -48,7 +48,7 @@ class JudgeHelperError(RuntimeError):
 
 class JudgeHelper(HelperProcess):
     def __init__(self, rules_path: str | None, tags: str, summaries: str) -> None:
-        super().__init__(__name__, rules_path or "", tags, summaries)
+        super().__init__(__name__, rules_path or "", tags, summaries, send_buffer=HELPER_SEND_BUFFER)
         self.warm = False
         self.versions: set = set()
         """Reference versions the helper holds."""
@@ -104,7 +104,12 @@ def _serve(conn, rules_path: str, tags: str, summaries: str) -> None:
     write = writer(summaries)
     tagger_name = canonical(tags)
     gc.freeze()  # what start-up made lives as long as the helper: out of every later collection
-    conn.send(READY)
+    # Answers are written by a thread of their own (`Replies`): while the service reads one between
+    # windows of its own, the helper finishes the next. That thread waits for the interpreter lock
+    # at every part of an answer the socket takes: no longer than the service's own threads wait.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    replies = Replies(conn)
+    replies.send(READY)
     refs: dict = {}
     windows: dict[Key, Window] = {}
     failed: str | None = None
@@ -130,7 +135,7 @@ def _serve(conn, rules_path: str, tags: str, summaries: str) -> None:
                 failed = traceback.format_exc()
         elif kind == "finish":
             if failed is not None:
-                conn.send(("error", failed))
+                replies.send(("error", failed))
                 continue
             with cycle_collection_paused():  # as in the service: its walks would slow the finish
                 for key, version in message[1]:
@@ -138,9 +143,9 @@ def _serve(conn, rules_path: str, tags: str, summaries: str) -> None:
                         window = windows.setdefault(key, Window(key, refs[version]))
                         answer = ("ok", finish_ready([window], config, write, tagger_name, summaries)[0])
                     except Exception:  # noqa: BLE001 - handed back to the service, which judges the windows itself
-                        conn.send(("error", traceback.format_exc()))
+                        replies.send(("error", traceback.format_exc()))
                         break
-                    conn.send(answer)
+                    replies.send(answer)
             tidy_at = time.monotonic() + HELPER_TIDY_AFTER_S
         elif kind == "close":
             _, keys, versions = message

@@ -40,6 +40,11 @@ HELPER_ANSWER_WAIT_S = 20.0
 """The longest the service waits for the helper's windows; past this the helper is taken as failed
 and its windows are judged here. Shorter: a stuck helper costs less; too short: a loaded machine's
 slow answer is taken for a failure, and the windows are judged twice."""
+HELPER_SEND_BUFFER = 8 << 20
+"""Bytes of answers the helper's socket may hold before the service reads them (a 1,700-line window's
+answer is about 2 MB; the system caps it, `net.core.wmem_max` on Linux). Larger: the service reads an
+answer in one piece instead of taking turns with the helper's writing thread; it costs only memory
+queued, never more than the answers of one window end."""
 HELPER_TIDY_AFTER_S = 2.0
 """After answering, the helper waits this long before its cycle collection: while the service stores
 and pushes the windows, the other core is better left to it and to the consoles."""

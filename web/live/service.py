@@ -402,8 +402,10 @@ class LiveService:
             pass
 
     def _tidy(self) -> None:
-        """After windows are pushed: SQLite's log into the database, the frames on record kept within
-        their bytes, and the cycle collection held while the windows were finished."""
+        """After windows are pushed: the finished windows freed, SQLite's log into the database, the
+        frames on record kept within their bytes, and the cycle collection held while the windows were
+        finished."""
+        self.finishing.free_parked()
         try:
             checkpoint(self.engine)
             records.prune_deliveries(self.engine, self.config.retention_bytes)
